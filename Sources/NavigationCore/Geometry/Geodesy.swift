@@ -1,0 +1,93 @@
+import Foundation
+
+/// Distances and directions on the Earth, modelled as a sphere of the mean radius.
+///
+/// Spherical formulas are within 0.5% of the ellipsoid, far below GNSS error over the lengths navd works with.
+public enum Geodesy {
+    /// Mean Earth radius (IUGG), metres.
+    public static let earthRadius = 6_371_008.8
+
+    /// Great-circle distance between two points, metres (haversine formula).
+    public static func distance(_ a: GeographicCoordinate, _ b: GeographicCoordinate) -> Double {
+        let lat1 = radians(a.latitude), lat2 = radians(b.latitude)
+        let dLat = lat2 - lat1
+        let dLon = radians(b.longitude - a.longitude)
+        let h = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * earthRadius * asin(min(1, sqrt(h)))
+    }
+
+    /// Initial bearing from `a` towards `b`, degrees clockwise from true north in 0..<360.
+    public static func bearing(from a: GeographicCoordinate, to b: GeographicCoordinate) -> Double {
+        let lat1 = radians(a.latitude), lat2 = radians(b.latitude)
+        let dLon = radians(b.longitude - a.longitude)
+        let y = sin(dLon) * cos(lat2)
+        let x = cos(lat1) * sin(lat2) - sin(lat1) * cos(lat2) * cos(dLon)
+        return normalizedDegrees(degrees(atan2(y, x)))
+    }
+
+    /// The point reached by travelling `distance` metres from `origin` on the initial `bearing` (degrees).
+    public static func destination(from origin: GeographicCoordinate, distance: Double, bearing: Double) -> GeographicCoordinate {
+        let delta = distance / earthRadius
+        let theta = radians(bearing)
+        let lat1 = radians(origin.latitude), lon1 = radians(origin.longitude)
+        let lat2 = asin(sin(lat1) * cos(delta) + cos(lat1) * sin(delta) * cos(theta))
+        let lon2 = lon1 + atan2(sin(theta) * sin(delta) * cos(lat1), cos(delta) - sin(lat1) * sin(lat2))
+        var longitude = degrees(lon2)
+        if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+        return GeographicCoordinate(latitude: degrees(lat2), longitude: longitude)
+    }
+
+    /// Length of a polyline, metres.
+    public static func length(of line: [GeographicCoordinate]) -> Double {
+        guard line.count > 1 else { return 0 }
+        var total = 0.0
+        for i in 1..<line.count { total += distance(line[i - 1], line[i]) }
+        return total
+    }
+
+    /// Smallest angle between two bearings, degrees in 0...180.
+    public static func angleBetween(_ a: Double, _ b: Double) -> Double {
+        let d = abs(normalizedDegrees(a) - normalizedDegrees(b))
+        return d > 180 ? 360 - d : d
+    }
+
+    /// The closest point to `point` on the segment from `a` to `b`.
+    ///
+    /// Uses a local equirectangular projection around `point`: exact enough for segments up to tens of
+    /// kilometres, and cheap (no inverse trigonometry).
+    public static func closestPoint(on a: GeographicCoordinate, _ b: GeographicCoordinate, to point: GeographicCoordinate)
+        -> SegmentProjection
+    {
+        let metersPerDegreeLat = earthRadius * .pi / 180
+        let metersPerDegreeLon = metersPerDegreeLat * cos(radians(point.latitude))
+        let ax = (a.longitude - point.longitude) * metersPerDegreeLon, ay = (a.latitude - point.latitude) * metersPerDegreeLat
+        let bx = (b.longitude - point.longitude) * metersPerDegreeLon, by = (b.latitude - point.latitude) * metersPerDegreeLat
+        let dx = bx - ax, dy = by - ay
+        let lengthSquared = dx * dx + dy * dy
+        var t = lengthSquared > 0 ? -(ax * dx + ay * dy) / lengthSquared : 0
+        t = min(1, max(0, t))
+        let px = ax + t * dx, py = ay + t * dy
+        let snapped = GeographicCoordinate(
+            latitude: a.latitude + t * (b.latitude - a.latitude), longitude: a.longitude + t * (b.longitude - a.longitude))
+        return SegmentProjection(coordinate: snapped, fraction: t, distance: (px * px + py * py).squareRoot())
+    }
+
+    /// Normalizes an angle to 0..<360 degrees.
+    public static func normalizedDegrees(_ value: Double) -> Double {
+        let r = value.truncatingRemainder(dividingBy: 360)
+        return r < 0 ? r + 360 : r
+    }
+
+    static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+    static func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
+}
+
+/// Where a point projects onto a segment.
+public struct SegmentProjection: Hashable, Sendable {
+    /// The closest point on the segment.
+    public var coordinate: GeographicCoordinate
+    /// Position along the segment: 0 at its start, 1 at its end.
+    public var fraction: Double
+    /// Distance from the point to the segment, metres.
+    public var distance: Double
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// ISO 8601 UTC timestamps with millisecond precision, e.g. `2026-11-21T06:08:10.250Z`.
+///
+/// Written by hand (proleptic Gregorian arithmetic) so that formatting is deterministic and
+/// independent of locale and time zone settings.
+public enum ISO8601Timestamp {
+    /// Formats a date as `YYYY-MM-DDThh:mm:ss.sssZ` (UTC, milliseconds rounded to nearest).
+    public static func format(_ date: Date) -> String {
+        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let days = totalMillis >= 0 ? totalMillis / 86_400_000 : (totalMillis - 86_399_999) / 86_400_000
+        let millisOfDay = totalMillis - days * 86_400_000
+        let (y, m, d) = civilFromDays(days)
+        let hour = millisOfDay / 3_600_000
+        let minute = (millisOfDay / 60_000) % 60
+        let second = (millisOfDay / 1000) % 60
+        let millis = millisOfDay % 1000
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))Z"
+    }
+
+    /// Parses `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`; returns nil for anything else.
+    public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for i in range {
+                guard bytes[i] >= 48, bytes[i] <= 57 else { return nil }
+                value = value * 10 + Int64(bytes[i] - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                fraction += Double(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            if index == start { return nil }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                index += 1
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                guard bytes.count >= index + 6, bytes[index + 3] == UInt8(ascii: ":"),
+                    let oh = number(index + 1..<index + 3), let om = number(index + 4..<index + 6)
+                else { return nil }
+                offsetSeconds = (oh * 3600 + om * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
+                index += 6
+            default:
+                return nil
+            }
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysFromCivil(year, month, day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// Days since 1970-01-01 for a Gregorian date (Howard Hinnant's algorithm).
+    public static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// Gregorian (year, month, day) for days since 1970-01-01.
+    public static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        var text = String(value)
+        while text.count < width { text = "0" + text }
+        return text
+    }
+}

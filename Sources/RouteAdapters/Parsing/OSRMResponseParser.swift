@@ -1,0 +1,371 @@
+import Foundation
+import NavigationCore
+
+/// Parses every flavour of the OSRM response family into routes: plain OSRM, Valhalla's OSRM format
+/// (extended with banners, voice, lanes, via waypoints), Mapbox-style responses, GraphHopper's navigate
+/// endpoint, and map-matching answers (`matchings`).
+///
+/// It is lenient where a server may legitimately differ (unknown maneuver types and modifiers, missing
+/// optional fields, annotations of any shape) and strict where a wrong answer would mislead a driver
+/// (geometry outside the world or inconsistent with the route length, engine errors, no routes).
+///
+/// When the server sends no instruction text, banners or voice prompts, they are synthesized
+/// (``InstructionSynthesizer``, ``PromptPlanner``).
+public struct OSRMResponseParser: RouteResponseParser {
+    /// Decimal digits of the encoded polylines: 6 for OSRM's `polyline6` and Valhalla, 5 for `polyline`.
+    public var polylinePrecision: Int
+    /// Answers larger than this are refused, bytes.
+    public var maximumResponseSize: Int
+    public var synthesizer = InstructionSynthesizer()
+    public var promptPlanner = PromptPlanner()
+
+    public init(polylinePrecision: Int = 6, maximumResponseSize: Int = 64 << 20) {
+        self.polylinePrecision = polylinePrecision
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    public func parseRoutes(from data: Data) throws -> [Route] {
+        let response = try decodeResponse(data)
+        if let error = engineError(in: response) { throw error }
+        guard let routeDTOs = response.routes ?? response.matchings else { throw RouteParseError.missingField("routes") }
+        guard !routeDTOs.isEmpty else { throw RouteParseError.noRoutes }
+        let waypoints = (response.waypoints ?? []).compactMap { dto -> Waypoint? in
+            guard let location = dto.location, location.count >= 2 else { return nil }
+            return Waypoint(coordinate: GeographicCoordinate(latitude: location[1], longitude: location[0]), kind: .break)
+        }
+        return try routeDTOs.enumerated().map { index, dto in
+            try buildRoute(dto, path: "\(response.routes != nil ? "routes" : "matchings")[\(index)]", waypoints: waypoints)
+        }
+    }
+
+    /// Parses a single route object (one element of a `routes` array), with the given waypoints.
+    public func parseRoute(from data: Data, waypoints: [Waypoint] = []) throws -> Route {
+        try checkEnvelope(data)
+        let dto: OSRMRouteDTO
+        do {
+            dto = try JSONDecoder().decode(OSRMRouteDTO.self, from: data)
+        } catch {
+            throw Self.describe(error)
+        }
+        return try buildRoute(dto, path: "route", waypoints: waypoints)
+    }
+
+    /// If `data` is an engine's error answer (whatever its HTTP status), the error it describes.
+    public func engineError(in data: Data) -> RouteParseError? {
+        guard let response = try? decodeResponse(data) else { return nil }
+        return engineError(in: response)
+    }
+
+    // MARK: - Decoding
+
+    private func checkEnvelope(_ data: Data) throws {
+        guard data.count <= maximumResponseSize else {
+            throw RouteParseError.responseTooLarge(bytes: data.count, limit: maximumResponseSize)
+        }
+        guard let first = data.first(where: { !($0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09) }) else {
+            throw RouteParseError.notJSON(excerpt: "(empty answer)", looksLikeHTML: false)
+        }
+        if first == UInt8(ascii: "<") {
+            throw RouteParseError.notJSON(excerpt: Self.htmlSummary(data), looksLikeHTML: true)
+        }
+        guard first == UInt8(ascii: "{") else {
+            throw RouteParseError.notJSON(excerpt: textExcerpt(data), looksLikeHTML: false)
+        }
+    }
+
+    private func decodeResponse(_ data: Data) throws -> OSRMResponseDTO {
+        try checkEnvelope(data)
+        do {
+            return try JSONDecoder().decode(OSRMResponseDTO.self, from: data)
+        } catch {
+            throw Self.describe(error)
+        }
+    }
+
+    private func engineError(in response: OSRMResponseDTO) -> RouteParseError? {
+        if let code = response.code, code.lowercased() != "ok" {
+            return .engineError(code: code, message: response.message)
+        }
+        if let valhallaCode = response.error_code {
+            return .engineError(code: "Valhalla error \(valhallaCode)", message: response.error)
+        }
+        if response.routes == nil, response.matchings == nil, let message = response.message ?? response.error {
+            return .engineError(code: "error", message: message)
+        }
+        return nil
+    }
+
+    static func describe(_ error: any Error) -> RouteParseError {
+        if let error = error as? RouteParseError { return error }
+        guard let decodingError = error as? DecodingError else { return .malformedJSON(detail: "\(error)") }
+        switch decodingError {
+        case .dataCorrupted(let context):
+            let underlying = context.underlyingError.map { "\($0)" } ?? ""
+            return .malformedJSON(detail: context.debugDescription + (underlying.isEmpty ? "" : " (\(underlying))"))
+        case .keyNotFound(let key, let context):
+            return .missingField((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return .malformedJSON(detail: "unexpected value at \(path): \(context.debugDescription)")
+        @unknown default:
+            return .malformedJSON(detail: "\(decodingError)")
+        }
+    }
+
+    /// The `<title>` of an HTML page, or its first characters, for error messages.
+    public static func htmlSummary(_ data: Data) -> String {
+        let text = String(decoding: data.prefix(4096), as: UTF8.self)
+        if let start = text.range(of: "<title>", options: .caseInsensitive),
+            let end = text.range(of: "</title>", options: .caseInsensitive, range: start.upperBound..<text.endIndex)
+        {
+            return textExcerpt(Array(text[start.upperBound..<end.lowerBound].utf8))
+        }
+        return textExcerpt(data)
+    }
+
+    // MARK: - Building routes
+
+    func decodeGeometry(_ geometry: GeometryDTO?, path: String) throws -> [GeographicCoordinate]? {
+        guard let geometry else { return nil }
+        let coordinates: [GeographicCoordinate]
+        switch geometry {
+        case .polyline(let encoded):
+            do {
+                coordinates = try Polyline.decode(encoded, precision: polylinePrecision)
+            } catch {
+                throw RouteParseError.invalidGeometry("\(path): \(error)")
+            }
+        case .coordinates(let pairs):
+            coordinates = try pairs.map { pair in
+                guard pair.count >= 2 else { throw RouteParseError.invalidGeometry("\(path): a position has fewer than 2 numbers") }
+                return GeographicCoordinate(latitude: pair[1], longitude: pair[0])
+            }
+        }
+        if let bad = coordinates.first(where: { !$0.isValid }) {
+            throw RouteParseError.invalidGeometry(
+                "\(path) has a point outside the world (\(bad.latitude), \(bad.longitude)): "
+                    + "was it decoded with the wrong polyline precision (this parser uses \(polylinePrecision))?")
+        }
+        return coordinates
+    }
+
+    func buildRoute(_ dto: OSRMRouteDTO, path: String, waypoints responseWaypoints: [Waypoint]) throws -> Route {
+        guard let legs = dto.legs, !legs.isEmpty else { throw RouteParseError.missingField("\(path).legs") }
+        var steps: [RouteStep] = []
+        var rawSteps: [(dto: OSRMStepDTO, legIndex: Int, isLastOfLeg: Bool)] = []
+        for (legIndex, leg) in legs.enumerated() {
+            let legSteps = leg.steps ?? []
+            for (i, step) in legSteps.enumerated() {
+                rawSteps.append((step, legIndex, i == legSteps.count - 1))
+            }
+        }
+        let routeHasBanners = rawSteps.contains { !($0.dto.bannerInstructions ?? []).isEmpty }
+        let routeHasVoice = rawSteps.contains { !($0.dto.voiceInstructions ?? []).isEmpty }
+
+        // First pass: geometry, annotations, incidents, the step's own instruction.
+        var legSegmentOffset = 0
+        var previousLeg = -1
+        for (index, raw) in rawSteps.enumerated() {
+            if raw.legIndex != previousLeg {
+                legSegmentOffset = 0
+                previousLeg = raw.legIndex
+            }
+            let stepPath = "\(path).legs[\(raw.legIndex)].steps[\(index)]"
+            guard let maneuverDTO = raw.dto.maneuver else { throw RouteParseError.missingField("\(stepPath).maneuver") }
+            var geometry = try decodeGeometry(raw.dto.geometry, path: "\(stepPath).geometry") ?? []
+            let maneuverLocation: GeographicCoordinate
+            if let l = maneuverDTO.location, l.count >= 2 {
+                maneuverLocation = GeographicCoordinate(latitude: l[1], longitude: l[0])
+            } else if let first = geometry.first {
+                maneuverLocation = first
+            } else {
+                throw RouteParseError.missingField("\(stepPath).geometry")
+            }
+            if geometry.isEmpty { geometry = [maneuverLocation] }
+            let leg = legs[raw.legIndex]
+            let segmentCount = max(0, geometry.count - 1)
+            let annotations = Self.annotations(leg.annotation, offset: legSegmentOffset, count: segmentCount)
+            let incidents = Self.incidents(leg.incidents ?? [], offset: legSegmentOffset, pointCount: geometry.count)
+            legSegmentOffset += segmentCount
+
+            let type = ManeuverType(name: maneuverDTO.type ?? "turn")
+            let modifier = maneuverDTO.modifier.map(ManeuverModifier.init(name:))
+            let exits = (raw.dto.exits ?? "").split(separator: ";").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            let roadName = raw.dto.name.flatMap { $0.isEmpty ? nil : $0 }
+            let context = InstructionSynthesizer.ManeuverContext(
+                type: type, modifier: modifier, roadName: roadName, roadRef: raw.dto.ref,
+                destinations: raw.dto.destinations, exits: exits, roundaboutExit: maneuverDTO.exit,
+                rotaryName: raw.dto.rotary_name, bearingAfter: maneuverDTO.bearing_after, legIndex: raw.legIndex,
+                isFinalLeg: raw.legIndex == legs.count - 1)
+            let instruction = maneuverDTO.instruction.flatMap { $0.isEmpty ? nil : $0 }
+                ?? synthesizer.instruction(for: context)
+
+            steps.append(
+                RouteStep(
+                    geometry: geometry, distance: raw.dto.distance ?? Geodesy.length(of: geometry),
+                    duration: raw.dto.duration ?? 0, roadName: roadName,
+                    roadRef: raw.dto.ref.flatMap { $0.isEmpty ? nil : $0 },
+                    destinations: raw.dto.destinations.flatMap { $0.isEmpty ? nil : $0 }, exits: exits,
+                    instruction: instruction,
+                    maneuver: Maneuver(
+                        type: type, modifier: modifier, location: maneuverLocation,
+                        bearingBefore: maneuverDTO.bearing_before, bearingAfter: maneuverDTO.bearing_after),
+                    drivingSide: raw.dto.driving_side.flatMap(DrivingSide.init(rawValue:)),
+                    roundaboutExitNumber: type.entersRoundabout ? maneuverDTO.exit : nil,
+                    annotations: annotations, incidents: incidents, legIndex: raw.legIndex))
+        }
+
+        // Second pass: banners and voice, from the server or planned here.
+        for index in steps.indices {
+            let raw = rawSteps[index]
+            var spoken: [(text: String, ssml: String?, trigger: Double)] = []
+            if routeHasBanners {
+                steps[index].visualInstructions = (raw.dto.bannerInstructions ?? []).compactMap(Self.banner)
+            }
+            if routeHasVoice {
+                spoken = (raw.dto.voiceInstructions ?? []).compactMap { voice in
+                    guard let text = voice.announcement, !text.isEmpty else { return nil }
+                    return (text, voice.ssmlAnnouncement, voice.distanceAlongGeometry ?? 0)
+                }
+            }
+            if !raw.isLastOfLeg {
+                let next = nextManeuver(after: index, steps: steps, rawSteps: rawSteps)
+                if !routeHasBanners {
+                    steps[index].visualInstructions = [promptPlanner.banner(forStepOfLength: steps[index].distance, next: next)]
+                }
+                if !routeHasVoice {
+                    let departure = steps[index].maneuver.type == .depart ? steps[index].instruction : nil
+                    spoken = promptPlanner.prompts(forStepOfLength: steps[index].distance, next: next, departure: departure)
+                        .map { ($0.0, promptPlanner.ssml($0.0), $0.1) }
+                }
+            } else if spoken.isEmpty {
+                // The arrival step has no maneuver after it; announce the arrival itself when it is reached.
+                spoken = [(steps[index].instruction, promptPlanner.ssml(steps[index].instruction), 0)]
+            }
+            steps[index].spokenInstructions = spoken.enumerated().map { i, prompt in
+                SpokenInstruction(
+                    text: prompt.text, ssml: prompt.ssml, triggerDistanceBeforeManeuver: max(0, prompt.trigger),
+                    utteranceId: SpokenInstruction.utteranceID(stepIndex: index, indexInStep: i, text: prompt.text))
+            }
+        }
+
+        let geometry = try decodeGeometry(dto.geometry, path: "\(path).geometry") ?? Self.joinedGeometry(of: steps)
+        guard geometry.count >= 2 || steps.count <= 1 else { throw RouteParseError.missingField("\(path).geometry") }
+        let distance = dto.distance ?? steps.reduce(0) { $0 + $1.distance }
+        let measured = Geodesy.length(of: geometry)
+        if distance > 50, measured > 0, measured / distance > 5 || measured / distance < 0.2 {
+            throw RouteParseError.invalidGeometry(
+                "\(path): the geometry is \(Int(measured)) m long but the route is \(Int(distance)) m: "
+                    + "was it decoded with the wrong polyline precision (this parser uses \(polylinePrecision))?")
+        }
+        let waypoints = Self.waypoints(
+            responseWaypoints: responseWaypoints, legs: legs, routeGeometry: geometry, steps: steps)
+        return Route(
+            geometry: geometry, distance: distance, duration: dto.duration ?? steps.reduce(0) { $0 + $1.duration },
+            waypoints: waypoints, steps: steps)
+    }
+
+    private func nextManeuver(
+        after index: Int, steps: [RouteStep], rawSteps: [(dto: OSRMStepDTO, legIndex: Int, isLastOfLeg: Bool)]
+    ) -> NextManeuver {
+        let next = steps[index + 1]
+        let lanes = (rawSteps[index + 1].dto.intersections?.first?.lanes ?? []).map { lane in
+            let active = lane.active ?? lane.valid ?? false
+            return LaneInfo(
+                active: active, directions: lane.indications ?? [],
+                activeDirection: active ? (lane.valid_indication ?? lane.indications?.first) : nil)
+        }
+        let name = synthesizer.wayName(
+            .init(type: next.maneuver.type, roadName: next.roadName, roadRef: next.roadRef))
+        return NextManeuver(
+            instruction: next.instruction, type: next.maneuver.type, modifier: next.maneuver.modifier,
+            displayName: next.maneuver.type == .arrive ? nil : name, destinations: next.destinations, exits: next.exits,
+            lanes: lanes.contains(where: \.active) ? lanes : [])
+    }
+
+    static func banner(_ dto: OSRMBannerDTO) -> VisualInstruction? {
+        guard let primary = dto.primary.flatMap(content) else { return nil }
+        return VisualInstruction(
+            primary: primary, secondary: dto.secondary.flatMap(content), sub: dto.sub.flatMap(content),
+            triggerDistanceBeforeManeuver: max(0, dto.distanceAlongGeometry ?? 0))
+    }
+
+    static func content(_ dto: OSRMBannerContentDTO) -> VisualInstructionContent? {
+        let components = dto.components ?? []
+        let text = dto.text ?? components.compactMap(\.text).joined(separator: " ")
+        let lanes = components.filter { $0.type == "lane" }.map { c in
+            LaneInfo(active: c.active ?? false, directions: c.directions ?? [], activeDirection: c.active_direction)
+        }
+        let exitNumbers = components.filter { $0.type == "exit-number" }.compactMap(\.text)
+        if text.isEmpty, lanes.isEmpty, exitNumbers.isEmpty { return nil }
+        return VisualInstructionContent(
+            text: text, maneuverType: dto.type.map(ManeuverType.init(name:)),
+            maneuverModifier: dto.modifier.map(ManeuverModifier.init(name:)), roundaboutExitDegrees: dto.degrees,
+            exitNumbers: exitNumbers, lanes: lanes)
+    }
+
+    /// The leg's annotation columns cut to one step: segments `offset ..< offset + count`.
+    static func annotations(_ columns: [String: AnnotationColumn]?, offset: Int, count: Int) -> [SegmentAnnotation] {
+        guard let columns, count > 0 else { return [] }
+        let usable = columns.filter { $0.value.count >= offset + count }
+        guard !usable.isEmpty else { return [] }
+        return (0..<count).map { i in
+            var values: [String: JSONValue] = [:]
+            values.reserveCapacity(usable.count)
+            for (key, column) in usable {
+                if let value = column[offset + i] { values[key] = value }
+            }
+            return SegmentAnnotation(values: values)
+        }
+    }
+
+    /// Incidents overlapping a step, with their geometry indices made relative to the step.
+    static func incidents(_ dtos: [OSRMIncidentDTO], offset: Int, pointCount: Int) -> [Incident] {
+        let lastPoint = offset + max(0, pointCount - 1)
+        return dtos.compactMap { dto in
+            let start = dto.geometry_index_start ?? 0
+            let end = dto.geometry_index_end ?? start
+            guard end >= offset, start <= lastPoint, pointCount > 1 || start == offset else { return nil }
+            return Incident(
+                id: dto.id ?? "", type: dto.type ?? "unknown", description: dto.description, impact: dto.impact,
+                geometryIndexStart: max(start, offset) - offset, geometryIndexEnd: min(end, lastPoint) - offset,
+                properties: dto.properties)
+        }
+    }
+
+    static func joinedGeometry(of steps: [RouteStep]) -> [GeographicCoordinate] {
+        var result: [GeographicCoordinate] = []
+        for step in steps {
+            for c in step.geometry where result.last != c { result.append(c) }
+        }
+        return result
+    }
+
+    /// Stops from the response's `waypoints` (or the ends of each leg when absent), with Valhalla's
+    /// via waypoints inserted into their legs.
+    static func waypoints(
+        responseWaypoints: [Waypoint], legs: [OSRMLegDTO], routeGeometry: [GeographicCoordinate], steps: [RouteStep]
+    ) -> [Waypoint] {
+        var stops = responseWaypoints
+        if stops.count != legs.count + 1 {
+            // Map matching, or a response without waypoints: the ends of the legs are the stops.
+            stops = []
+            for legIndex in 0..<legs.count {
+                let legSteps = steps.filter { $0.legIndex == legIndex }
+                if legIndex == 0, let first = legSteps.first?.geometry.first { stops.append(Waypoint(coordinate: first)) }
+                if let last = legSteps.last?.geometry.last { stops.append(Waypoint(coordinate: last)) }
+            }
+        }
+        var result: [Waypoint] = []
+        for (legIndex, stop) in stops.enumerated() {
+            result.append(stop)
+            guard legIndex < legs.count else { continue }
+            for via in legs[legIndex].via_waypoints ?? [] {
+                guard let index = via.geometry_index, !routeGeometry.isEmpty else { continue }
+                let coordinate = routeGeometry[min(max(0, index), routeGeometry.count - 1)]
+                result.append(Waypoint(coordinate: coordinate, kind: .via))
+            }
+        }
+        return result
+    }
+}

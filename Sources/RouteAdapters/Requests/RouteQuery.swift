@@ -1,0 +1,34 @@
+import Foundation
+import NavigationCore
+
+/// What to route: from the vehicle's current fix through the waypoints, with per-request engine options.
+public struct RouteQuery: Hashable, Sendable {
+    /// The vehicle's fix. Its course and accuracy shape the start of the route (heading, street side).
+    public var origin: UserLocation
+    /// Where to go, in order. The last one is the destination.
+    public var waypoints: [Waypoint]
+    /// Engine options for this request only, merged over the generator's configured options
+    /// (Valhalla: JSON body keys; OSRM and GraphHopper: query parameters).
+    public var options: [String: JSONValue]
+
+    public init(origin: UserLocation, waypoints: [Waypoint], options: [String: JSONValue] = [:]) {
+        self.origin = origin
+        self.waypoints = waypoints
+        self.options = options
+    }
+}
+
+/// One point of a trace to snap to the road network.
+public struct TracePoint: Hashable, Sendable, Codable {
+    public var coordinate: GeographicCoordinate
+    /// When the point was recorded, if known. Engines use it to tell slow from fast movement.
+    public var timestamp: Date?
+    /// How far the real position may be from this point, metres (search radius), if known.
+    public var radius: Double?
+
+    public init(coordinate: GeographicCoordinate, timestamp: Date? = nil, radius: Double? = nil) {
+        self.coordinate = coordinate
+        self.timestamp = timestamp
+        self.radius = radius
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import NavigationCore
+import RouteAdapters
+
+/// Where routes come from: a routing server through a route adapter, or application code.
+public enum RouteSource: Sendable {
+    case http(RouteAdapter)
+    case custom(any CustomRouteProvider)
+}
+
+/// Fetches routes for a query: builds the request with the adapter's generator, sends it with the
+/// executor, and parses the answer; or asks a custom provider. Every failure is a ``RouteFetchError``.
+public struct RouteFetcher: Sendable {
+    public var source: RouteSource
+    public let executor: RouteHTTPExecutor
+
+    public init(source: RouteSource, executor: RouteHTTPExecutor) {
+        self.source = source
+        self.executor = executor
+    }
+
+    public func routes(for query: RouteQuery) async throws(RouteFetchError) -> [Route] {
+        switch source {
+        case .custom(let provider):
+            do {
+                return try await provider.routes(for: query)
+            } catch let error as RouteFetchError {
+                throw error
+            } catch is CancellationError {
+                throw RouteFetchError(server: "custom provider", kind: .cancelled, detail: "cancelled")
+            } catch {
+                throw RouteFetchError(server: "custom provider", kind: .invalidResponse, detail: "\(error)")
+            }
+        case .http(let adapter):
+            let request: HTTPRequestSpec
+            do {
+                request = try adapter.requestGenerator.routeRequest(for: query)
+            } catch {
+                throw RouteFetchError(server: "routing server", kind: .invalidRequest, detail: "\(error)")
+            }
+            return try await executor.fetchRoutes(request, parser: adapter.responseParser)
+        }
+    }
+}
+
+/// Snaps a trace to the road network through a map-matching request and returns navigable routes.
+public struct MapMatcher: Sendable {
+    public var generator: any MapMatchingRequestGenerator
+    public var parser: OSRMResponseParser
+    public let executor: RouteHTTPExecutor
+
+    public init(generator: any MapMatchingRequestGenerator, parser: OSRMResponseParser = OSRMResponseParser(), executor: RouteHTTPExecutor) {
+        self.generator = generator
+        self.parser = parser
+        self.executor = executor
+    }
+
+    public func match(_ trace: [TracePoint]) async throws(RouteFetchError) -> [Route] {
+        let request: HTTPRequestSpec
+        do {
+            request = try generator.matchRequest(for: trace)
+        } catch {
+            throw RouteFetchError(server: "map-matching server", kind: .invalidRequest, detail: "\(error)")
+        }
+        return try await executor.fetchRoutes(request, parser: parser)
+    }
+}
+
+extension RouteHTTPExecutor {
+    /// Sends any request (route or map matching) and parses the answer into routes.
+    public func fetchRoutes(_ request: HTTPRequestSpec, parser: any RouteResponseParser) async throws(RouteFetchError) -> [Route] {
+        let response = try await execute(request)
+        let server = request.server
+        guard (200..<300).contains(response.status) else {
+            // Engines report routing failures (OSRM NoRoute, Valhalla error codes) with 4xx statuses and a JSON body.
+            if let osrmParser = parser as? OSRMResponseParser, let engineError = osrmParser.engineError(in: response.body) {
+                throw RouteFetchError(server: server, kind: .engineRefused, detail: "HTTP \(response.status), \(engineError)")
+            }
+            throw RouteFetchError(
+                server: server, kind: .httpStatus(response.status), detail: Self.bodyExcerpt(response.body))
+        }
+        do {
+            return try parser.parseRoutes(from: response.body)
+        } catch let error as RouteParseError {
+            if case .engineError = error {
+                throw RouteFetchError(server: server, kind: .engineRefused, detail: "\(error)")
+            }
+            throw RouteFetchError(server: server, kind: .invalidResponse, detail: "\(error)")
+        } catch {
+            throw RouteFetchError(server: server, kind: .invalidResponse, detail: "\(error)")
+        }
+    }
+
+    static func bodyExcerpt(_ body: Data) -> String {
+        if body.isEmpty { return "(empty body)" }
+        if body.first(where: { $0 > 32 }) == UInt8(ascii: "<") { return OSRMResponseParser.htmlSummary(body) }
+        return textExcerpt(body)
+    }
+}

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import RouteAdapters
+
+/// Performs ``HTTPRequestSpec`` values with AsyncHTTPClient: connect and total timeouts, a response size
+/// limit, and cancellation through Swift task cancellation.
+///
+/// Owns its HTTP client: call ``shutdown()`` when done.
+public final class RouteHTTPExecutor: Sendable {
+    public struct Configuration: Sendable {
+        /// Time to establish a TCP connection.
+        public var connectTimeout: Duration
+        /// Time for the whole exchange, from sending the request to the last byte of the answer.
+        public var totalTimeout: Duration
+        /// Larger answers are refused, bytes.
+        public var maximumResponseSize: Int
+
+        public init(connectTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30), maximumResponseSize: Int = 32 << 20) {
+            self.connectTimeout = connectTimeout
+            self.totalTimeout = totalTimeout
+            self.maximumResponseSize = maximumResponseSize
+        }
+    }
+
+    /// The status and body of an answer.
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: Data
+    }
+
+    public let configuration: Configuration
+    private let client: HTTPClient
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.timeout = .init(connect: .init(configuration.connectTimeout))
+        clientConfiguration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// Sends the request and collects the answer, whatever its status.
+    public func execute(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
+        let server = spec.server
+        var request = HTTPClientRequest(url: spec.url)
+        request.method = spec.method == .get ? .GET : .POST
+        for (name, value) in spec.headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
+        if let body = spec.body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            try Task.checkCancellation()
+            let response = try await client.execute(request, timeout: .init(configuration.totalTimeout))
+            let expected = response.headers.first(name: "content-length").flatMap(Int.init)
+            if let expected, expected > configuration.maximumResponseSize {
+                throw RouteFetchError(
+                    server: server, kind: .responseTooLarge(limit: configuration.maximumResponseSize),
+                    detail: "Content-Length \(expected)")
+            }
+            let buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
+            return Response(status: Int(response.status.code), body: Data(buffer.readableBytesView))
+        } catch {
+            throw classify(error, server: server)
+        }
+    }
+
+    private func classify(_ error: any Error, server: String) -> RouteFetchError {
+        if let error = error as? RouteFetchError { return error }
+        if error is CancellationError || Task.isCancelled {
+            return RouteFetchError(server: server, kind: .cancelled, detail: "cancelled")
+        }
+        if error is NIOTooManyBytesError {
+            return RouteFetchError(
+                server: server, kind: .responseTooLarge(limit: configuration.maximumResponseSize), detail: "body too large")
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .writeTimeout:
+                return RouteFetchError(server: server, kind: .timedOut, detail: "limit \(configuration.totalTimeout)")
+            case .connectTimeout:
+                return RouteFetchError(server: server, kind: .timedOut, detail: "no connection within \(configuration.connectTimeout)")
+            case .cancelled:
+                return RouteFetchError(server: server, kind: .cancelled, detail: "cancelled")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return RouteFetchError(server: server, kind: .invalidRequest, detail: "\(error)")
+            default:
+                break
+            }
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return RouteFetchError(server: server, kind: .timedOut, detail: "no connection within \(configuration.connectTimeout)")
+        }
+        return RouteFetchError(server: server, kind: .connectionFailed, detail: Self.readable(error))
+    }
+
+    /// NIO's connection errors describe every attempted address; keep the part a person needs.
+    static func readable(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("Connection refused") || text.contains("connection refused") || text.contains("ECONNREFUSED") {
+            return "connection refused (is the routing engine running?)"
+        }
+        if text.contains("Connection reset") { return "connection reset by the server" }
+        if text.contains("remoteConnectionClosed") { return "the server closed the connection before answering" }
+        return text
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct NavCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "navctl",
+        abstract: "Command-line client and field-testing tools for navd.",
+        subcommands: [RouteCommand.self])
+}

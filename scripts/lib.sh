@@ -1,0 +1,24 @@
+# Shared helpers for navd's scripts. Sourced, never run.
+# NAVD_CACHE holds everything downloaded or built from downloads (wheels, engines, map data); it survives runs.
+NAVD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NAVD_CACHE="${NAVD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/navd}"
+# Where running engines keep their pid files, ports and logs.
+NAVD_RUN_DIR="${NAVD_RUN_DIR:-/tmp/navd-engines-$(id -u)}"
+
+say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# A free TCP port on 127.0.0.1, chosen by the kernel.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Waits until URL answers HTTP 200, or fails after $2 seconds (default 30).
+wait_for_http() {
+    local url="$1" limit="${2:-30}" i=0
+    while [ "$i" -lt $((limit * 10)) ]; do
+        if curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; then return 0; fi
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
