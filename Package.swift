@@ -58,6 +58,11 @@ let package = Package(
             name: "TrackFormatsTests",
             dependencies: ["NavigationCore", "TrackFormats"]
         ),
+        // Runs the real navctl binary (depending on it makes `swift test` build it).
+        .testTarget(
+            name: "NavctlTests",
+            dependencies: ["navctl", "NavigationCore"]
+        ),
         .testTarget(
             name: "RouteClientTests",
             dependencies: [

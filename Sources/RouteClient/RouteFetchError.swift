@@ -19,6 +19,8 @@ public struct RouteFetchError: Error, Sendable, CustomStringConvertible {
         case engineRefused
         /// The answer could not be turned into routes.
         case invalidResponse
+        /// A custom route provider threw.
+        case providerFailed
     }
 
     /// `scheme://host:port` of the server, or "custom provider".
@@ -52,6 +54,7 @@ public struct RouteFetchError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge(let limit): "routing server \(server) sent more than \(limit) bytes; refused"
         case .engineRefused: "routing server \(server): \(detail)"
         case .invalidResponse: "routing server \(server) sent an unusable answer: \(detail)"
+        case .providerFailed: "the custom route provider failed: \(detail)"
         }
     }
 }

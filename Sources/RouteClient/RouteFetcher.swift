@@ -29,7 +29,7 @@ public struct RouteFetcher: Sendable {
             } catch is CancellationError {
                 throw RouteFetchError(server: "custom provider", kind: .cancelled, detail: "cancelled")
             } catch {
-                throw RouteFetchError(server: "custom provider", kind: .invalidResponse, detail: "\(error)")
+                throw RouteFetchError(server: "custom provider", kind: .providerFailed, detail: "\(error)")
             }
         case .http(let adapter):
             let request: HTTPRequestSpec

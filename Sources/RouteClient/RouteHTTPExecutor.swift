@@ -37,6 +37,9 @@ public final class RouteHTTPExecutor: Sendable {
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.timeout = .init(connect: .init(configuration.connectTimeout))
         clientConfiguration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        // Report a refused connection at once instead of retrying until the connect timeout: callers
+        // (route calculation sessions) retry with their own backoff and publish each failure.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 

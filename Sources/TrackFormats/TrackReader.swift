@@ -97,6 +97,8 @@ public enum TrackReader {
             throw .invalidGPX(delegate.error ?? parser.parserError.map { "\($0)" } ?? "unreadable XML")
         }
         if let error = delegate.error { throw .invalidGPX(error) }
+        // Some XML parsers accept a document that stops inside an element; a cut-off file is not a whole track.
+        if delegate.openElements > 0 { throw .invalidGPX("the file ends inside an element (truncated?)") }
         // A file with a track uses it; otherwise its route, otherwise its waypoints.
         for kind in ["trkpt", "rtept", "wpt"] {
             let points = delegate.points.filter { $0.kind == kind }.map(\.point)
@@ -117,11 +119,14 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     private var current: (kind: String, point: TrackPoint)?
     private var text = ""
     private var inTime = false
+    /// Elements started and not yet ended.
+    private(set) var openElements = 0
 
     func parser(
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
+        openElements += 1
         let name = elementName.split(separator: ":").last.map(String.init) ?? elementName
         switch name {
         case "trkpt", "rtept", "wpt":
@@ -150,6 +155,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        openElements -= 1
         let name = elementName.split(separator: ":").last.map(String.init) ?? elementName
         switch name {
         case "time" where inTime:

@@ -65,15 +65,20 @@ enum SyntheticResponse {
                 [{"distanceAlongGeometry":\(length),"announcement":"Continue for 300 meters, then turn left onto Street \(s + 1).","ssmlAnnouncement":"<speak>Continue for 300 meters, then turn left onto Street \(s + 1).</speak>"},{"distanceAlongGeometry":60,"announcement":"Turn left onto Street \(s + 1).","ssmlAnnouncement":"<speak>Turn left onto Street \(s + 1).</speak>"}]
                 """
             stepJSON.append("""
-                {"distance":\(length),"duration":\(length / 13.9),"geometry":"\(Polyline.encode(points))","name":"Street \(s)","mode":"driving","driving_side":"right","maneuver":{"type":"\(type)","modifier":"left","location":\(location),"bearing_before":0,"bearing_after":90,"instruction":"Turn left onto Street \(s)."},"intersections":[{"location":\(location),"bearings":[0,90,180],"entry":[true,true,false],"out":1,"in":2}],"bannerInstructions":\(banners),"voiceInstructions":\(voice)}
+                {"distance":\(length),"duration":\(length / 13.9),"geometry":"\(jsonEscaped(Polyline.encode(points)))","name":"Street \(s)","mode":"driving","driving_side":"right","maneuver":{"type":"\(type)","modifier":"left","location":\(location),"bearing_before":0,"bearing_after":90,"instruction":"Turn left onto Street \(s)."},"intersections":[{"location":\(location),"bearings":[0,90,180],"entry":[true,true,false],"out":1,"in":2}],"bannerInstructions":\(banners),"voiceInstructions":\(voice)}
                 """)
         }
         let annotation = """
             {"speed":[\(speeds.joined(separator: ","))],"distance":[\(distances.joined(separator: ","))],"duration":[\(durations.joined(separator: ","))],"maxspeed":[\(maxspeeds.joined(separator: ","))]}
             """
         let json = """
-            {"code":"Ok","waypoints":[{"location":[24.5,60.1],"name":""},{"location":[\(coordinate.longitude),\(coordinate.latitude)],"name":""}],"routes":[{"distance":\(total),"duration":\(total / 13.9),"weight":\(total),"weight_name":"auto","geometry":"\(Polyline.encode(allPoints))","legs":[{"distance":\(total),"duration":\(total / 13.9),"summary":"","steps":[\(stepJSON.joined(separator: ","))],"annotation":\(annotation)}]}]}
+            {"code":"Ok","waypoints":[{"location":[24.5,60.1],"name":""},{"location":[\(coordinate.longitude),\(coordinate.latitude)],"name":""}],"routes":[{"distance":\(total),"duration":\(total / 13.9),"weight":\(total),"weight_name":"auto","geometry":"\(jsonEscaped(Polyline.encode(allPoints)))","legs":[{"distance":\(total),"duration":\(total / 13.9),"summary":"","steps":[\(stepJSON.joined(separator: ","))],"annotation":\(annotation)}]}]}
             """
         return Data(json.utf8)
     }
+}
+
+/// Polylines may contain a backslash, which JSON strings must escape.
+private func jsonEscaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\\\")
 }

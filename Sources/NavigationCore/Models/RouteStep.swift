@@ -91,7 +91,8 @@ extension RouteStep: Codable {
         try c.encode(LineStringCoding(geometry), forKey: .geometry)
         try c.encode(distance, forKey: .distance)
         try c.encode(duration, forKey: .duration)
-        try c.encodeIfPresent(roadName, forKey: .roadName)
+        // Always present (null when unnamed) so that clients can rely on the key.
+        try c.encode(roadName, forKey: .roadName)
         try c.encodeIfPresent(roadRef, forKey: .roadRef)
         try c.encodeIfPresent(destinations, forKey: .destinations)
         try c.encode(exits, forKey: .exits)

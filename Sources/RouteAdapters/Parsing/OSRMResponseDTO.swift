@@ -1,150 +1,265 @@
 import NavigationCore
 
 // The wire shapes of the OSRM family of responses (OSRM, Valhalla's OSRM format, Mapbox, GraphHopper's
-// navigate endpoint). Every field is optional: the parser decides what is required and says what is missing.
+// navigate endpoint), read from a parsed JSONValue. Every field is optional: the parser decides what is
+// required and says what is missing. A field of the wrong type is an error naming its path.
 
-struct OSRMResponseDTO: Decodable {
+/// Typed, path-aware access to a JSON object.
+struct JSONFields {
+    let values: [String: JSONValue]
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(RouteParseError) {
+        guard case .object(let object) = value else { throw RouteParseError.typeMismatch(path: path, expected: "an object") }
+        values = object
+        self.path = path
+    }
+
+    /// The path of a field of this object, e.g. `routes[0].legs`.
+    func sub(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private func present(_ key: String) -> JSONValue? {
+        guard let value = values[key], value != .null else { return nil }
+        return value
+    }
+
+    func double(_ key: String) throws(RouteParseError) -> Double? {
+        guard let value = present(key) else { return nil }
+        guard case .number(let n) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "a number") }
+        return n
+    }
+
+    func int(_ key: String) throws(RouteParseError) -> Int? {
+        guard let n = try double(key) else { return nil }
+        guard n.rounded() == n, abs(n) < 1e15 else { throw RouteParseError.typeMismatch(path: sub(key), expected: "an integer") }
+        return Int(n)
+    }
+
+    func string(_ key: String) throws(RouteParseError) -> String? {
+        guard let value = present(key) else { return nil }
+        guard case .string(let s) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "a string") }
+        return s
+    }
+
+    func bool(_ key: String) throws(RouteParseError) -> Bool? {
+        guard let value = present(key) else { return nil }
+        guard case .bool(let b) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "true or false") }
+        return b
+    }
+
+    func array(_ key: String) throws(RouteParseError) -> [JSONValue]? {
+        guard let value = present(key) else { return nil }
+        guard case .array(let a) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "an array") }
+        return a
+    }
+
+    func doubles(_ key: String) throws(RouteParseError) -> [Double]? {
+        guard let items = try array(key) else { return nil }
+        var result: [Double] = []
+        result.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case .number(let n) = item else { throw RouteParseError.typeMismatch(path: "\(sub(key))[\(i)]", expected: "a number") }
+            result.append(n)
+        }
+        return result
+    }
+
+    func strings(_ key: String) throws(RouteParseError) -> [String]? {
+        guard let items = try array(key) else { return nil }
+        var result: [String] = []
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else { throw RouteParseError.typeMismatch(path: "\(sub(key))[\(i)]", expected: "a string") }
+            result.append(s)
+        }
+        return result
+    }
+
+    func object(_ key: String) throws(RouteParseError) -> JSONFields? {
+        guard let value = present(key) else { return nil }
+        return try JSONFields(value, path: sub(key))
+    }
+
+    /// An array of objects, each read with `make`.
+    func objects<T>(_ key: String, _ make: (JSONFields) throws(RouteParseError) -> T) throws(RouteParseError) -> [T]? {
+        guard let items = try array(key) else { return nil }
+        var result: [T] = []
+        result.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            result.append(try make(try JSONFields(item, path: "\(sub(key))[\(i)]")))
+        }
+        return result
+    }
+}
+
+struct OSRMResponseDTO {
     var code: String?
     var message: String?
     var routes: [OSRMRouteDTO]?
     var matchings: [OSRMRouteDTO]?
     var waypoints: [OSRMWaypointDTO]?
     // Valhalla's own error shape.
-    var error_code: Int?
+    var errorCode: Int?
     var error: String?
-}
 
-struct OSRMWaypointDTO: Decodable {
-    var location: [Double]?
-    var name: String?
-}
-
-/// A route geometry: an encoded polyline, or GeoJSON when a client asked for `geometries=geojson`.
-enum GeometryDTO: Decodable {
-    case polyline(String)
-    case coordinates([[Double]])
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if let text = try? c.decode(String.self) {
-            self = .polyline(text)
-        } else {
-            struct GeoJSON: Decodable { var coordinates: [[Double]] }
-            self = .coordinates(try c.decode(GeoJSON.self).coordinates)
-        }
+    init(_ f: JSONFields) throws(RouteParseError) {
+        code = try f.string("code")
+        message = try f.string("message")
+        errorCode = try f.int("error_code")
+        error = try f.string("error")
+        // An error answer is reported as such, whatever else it holds.
+        if (code.map { $0.lowercased() != "ok" } ?? false) || errorCode != nil { return }
+        routes = try f.objects("routes", OSRMRouteDTO.init)
+        matchings = try f.objects("matchings", OSRMRouteDTO.init)
+        waypoints = try f.objects("waypoints", OSRMWaypointDTO.init)
     }
 }
 
-struct OSRMRouteDTO: Decodable {
+struct OSRMWaypointDTO {
+    var location: [Double]?
+    var name: String?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        location = try f.doubles("location")
+        name = try f.string("name")
+    }
+}
+
+/// A geometry: an encoded polyline, or GeoJSON when a client asked for `geometries=geojson`.
+enum GeometryDTO {
+    case polyline(String)
+    case coordinates([[Double]], path: String)
+
+    init?(_ f: JSONFields, key: String) throws(RouteParseError) {
+        guard let value = f.values[key], value != .null else { return nil }
+        if case .string(let text) = value {
+            self = .polyline(text)
+            return
+        }
+        guard let object = try f.object(key), let pairs = try object.array("coordinates") else {
+            throw RouteParseError.typeMismatch(path: f.sub(key), expected: "an encoded polyline or a GeoJSON LineString")
+        }
+        var result: [[Double]] = []
+        for (i, pair) in pairs.enumerated() {
+            guard case .array(let numbers) = pair else {
+                throw RouteParseError.typeMismatch(path: "\(object.path).coordinates[\(i)]", expected: "[lon, lat]")
+            }
+            result.append(numbers.compactMap(\.doubleValue))
+        }
+        self = .coordinates(result, path: "\(object.path).coordinates")
+    }
+}
+
+struct OSRMRouteDTO {
     var distance: Double?
     var duration: Double?
     var geometry: GeometryDTO?
     var legs: [OSRMLegDTO]?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        distance = try f.double("distance")
+        duration = try f.double("duration")
+        geometry = try GeometryDTO(f, key: "geometry")
+        legs = try f.objects("legs", OSRMLegDTO.init)
+    }
 }
 
-struct OSRMViaWaypointDTO: Decodable {
-    var geometry_index: Int?
-    var waypoint_index: Int?
+struct OSRMViaWaypointDTO {
+    var geometryIndex: Int?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        geometryIndex = try f.int("geometry_index")
+    }
 }
 
-struct OSRMLegDTO: Decodable {
+struct OSRMLegDTO {
     var distance: Double?
     var duration: Double?
     var steps: [OSRMStepDTO]?
-    var annotation: [String: AnnotationColumn]?
+    /// Annotation columns: every key whose value is an array (per-segment values). Others (OSRM's `metadata`) are skipped.
+    var annotation: [String: [JSONValue]]
     var incidents: [OSRMIncidentDTO]?
-    var via_waypoints: [OSRMViaWaypointDTO]?
-}
+    var viaWaypoints: [OSRMViaWaypointDTO]?
 
-/// One annotation key's values along a leg. Numeric columns (the common case) decode on a fast path.
-enum AnnotationColumn: Decodable {
-    case numbers([Double])
-    case values([JSONValue])
-    case other(JSONValue)
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if let numbers = try? c.decode([Double].self) {
-            self = .numbers(numbers)
-        } else if let values = try? c.decode([JSONValue].self) {
-            self = .values(values)
-        } else {
-            self = .other(try c.decode(JSONValue.self))
+    init(_ f: JSONFields) throws(RouteParseError) {
+        distance = try f.double("distance")
+        duration = try f.double("duration")
+        steps = try f.objects("steps", OSRMStepDTO.init)
+        annotation = [:]
+        if let columns = try f.object("annotation") {
+            for (key, value) in columns.values {
+                if case .array(let items) = value { annotation[key] = items }
+            }
         }
-    }
-
-    var count: Int {
-        switch self {
-        case .numbers(let n): n.count
-        case .values(let v): v.count
-        case .other: 0
-        }
-    }
-
-    subscript(index: Int) -> JSONValue? {
-        switch self {
-        case .numbers(let n): index < n.count ? .number(n[index]) : nil
-        case .values(let v): index < v.count ? v[index] : nil
-        case .other: nil
-        }
+        incidents = try f.objects("incidents", OSRMIncidentDTO.init)
+        viaWaypoints = try f.objects("via_waypoints", OSRMViaWaypointDTO.init)
     }
 }
 
-struct OSRMIncidentDTO: Decodable {
+struct OSRMIncidentDTO {
     var id: String?
     var type: String?
     var description: String?
     var impact: String?
-    var geometry_index_start: Int?
-    var geometry_index_end: Int?
+    var geometryIndexStart: Int?
+    var geometryIndexEnd: Int?
     var properties: [String: JSONValue] = [:]
 
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    static let knownKeys: Set<String> = ["id", "type", "description", "impact", "geometry_index_start", "geometry_index_end"]
 
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        for key in c.allKeys {
-            let value = try c.decode(JSONValue.self, forKey: key)
-            switch key.stringValue {
-            case "id": id = value.stringValue ?? value.doubleValue.map { String(Int64($0)) }
-            case "type": type = value.stringValue
-            case "description": description = value.stringValue
-            case "impact": impact = value.stringValue
-            case "geometry_index_start": geometry_index_start = value.doubleValue.map { Int($0) }
-            case "geometry_index_end": geometry_index_end = value.doubleValue.map { Int($0) }
-            default: properties[key.stringValue] = value
-            }
-        }
+    init(_ f: JSONFields) throws(RouteParseError) {
+        id = try f.string("id") ?? (try? f.int("id")).flatMap { $0.map(String.init) }
+        type = try f.string("type")
+        description = try f.string("description")
+        impact = try f.string("impact")
+        geometryIndexStart = try f.int("geometry_index_start")
+        geometryIndexEnd = try f.int("geometry_index_end")
+        properties = f.values.filter { !Self.knownKeys.contains($0.key) }
     }
 }
 
-struct OSRMManeuverDTO: Decodable {
+struct OSRMManeuverDTO {
     var type: String?
     var modifier: String?
     var location: [Double]?
-    var bearing_before: Double?
-    var bearing_after: Double?
+    var bearingBefore: Double?
+    var bearingAfter: Double?
     var instruction: String?
     var exit: Int?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        type = try f.string("type")
+        modifier = try f.string("modifier")
+        location = try f.doubles("location")
+        bearingBefore = try f.double("bearing_before")
+        bearingAfter = try f.double("bearing_after")
+        instruction = try f.string("instruction")
+        exit = try f.int("exit")
+    }
 }
 
-struct OSRMLaneDTO: Decodable {
+struct OSRMLaneDTO {
     var indications: [String]?
     var valid: Bool?
     var active: Bool?
-    var valid_indication: String?
+    var validIndication: String?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        indications = try f.strings("indications")
+        valid = try f.bool("valid")
+        active = try f.bool("active")
+        validIndication = try f.string("valid_indication")
+    }
 }
 
-struct OSRMIntersectionDTO: Decodable {
+struct OSRMIntersectionDTO {
     var lanes: [OSRMLaneDTO]?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        lanes = try f.objects("lanes", OSRMLaneDTO.init)
+    }
 }
 
-struct OSRMStepDTO: Decodable {
+struct OSRMStepDTO {
     var distance: Double?
     var duration: Double?
     var geometry: GeometryDTO?
@@ -152,39 +267,84 @@ struct OSRMStepDTO: Decodable {
     var ref: String?
     var destinations: String?
     var exits: String?
-    var rotary_name: String?
-    var driving_side: String?
+    var rotaryName: String?
+    var drivingSide: String?
     var maneuver: OSRMManeuverDTO?
     var intersections: [OSRMIntersectionDTO]?
     var bannerInstructions: [OSRMBannerDTO]?
     var voiceInstructions: [OSRMVoiceDTO]?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        distance = try f.double("distance")
+        duration = try f.double("duration")
+        geometry = try GeometryDTO(f, key: "geometry")
+        name = try f.string("name")
+        ref = try f.string("ref")
+        destinations = try f.string("destinations")
+        exits = try f.string("exits")
+        rotaryName = try f.string("rotary_name")
+        drivingSide = try f.string("driving_side")
+        maneuver = try f.object("maneuver").map { (m: JSONFields) throws(RouteParseError) in try OSRMManeuverDTO(m) }
+        intersections = try f.objects("intersections", OSRMIntersectionDTO.init)
+        bannerInstructions = try f.objects("bannerInstructions", OSRMBannerDTO.init)
+        voiceInstructions = try f.objects("voiceInstructions", OSRMVoiceDTO.init)
+    }
 }
 
-struct OSRMBannerComponentDTO: Decodable {
+struct OSRMBannerComponentDTO {
     var text: String?
     var type: String?
     var active: Bool?
     var directions: [String]?
-    var active_direction: String?
+    var activeDirection: String?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        text = try f.string("text")
+        type = try f.string("type")
+        active = try f.bool("active")
+        directions = try f.strings("directions")
+        activeDirection = try f.string("active_direction")
+    }
 }
 
-struct OSRMBannerContentDTO: Decodable {
+struct OSRMBannerContentDTO {
     var text: String?
     var type: String?
     var modifier: String?
     var degrees: Double?
     var components: [OSRMBannerComponentDTO]?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        text = try f.string("text")
+        type = try f.string("type")
+        modifier = try f.string("modifier")
+        degrees = try f.double("degrees")
+        components = try f.objects("components", OSRMBannerComponentDTO.init)
+    }
 }
 
-struct OSRMBannerDTO: Decodable {
+struct OSRMBannerDTO {
     var distanceAlongGeometry: Double?
     var primary: OSRMBannerContentDTO?
     var secondary: OSRMBannerContentDTO?
     var sub: OSRMBannerContentDTO?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        distanceAlongGeometry = try f.double("distanceAlongGeometry")
+        primary = try f.object("primary").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
+        secondary = try f.object("secondary").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
+        sub = try f.object("sub").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
+    }
 }
 
-struct OSRMVoiceDTO: Decodable {
+struct OSRMVoiceDTO {
     var distanceAlongGeometry: Double?
     var announcement: String?
     var ssmlAnnouncement: String?
+
+    init(_ f: JSONFields) throws(RouteParseError) {
+        distanceAlongGeometry = try f.double("distanceAlongGeometry")
+        announcement = try f.string("announcement")
+        ssmlAnnouncement = try f.string("ssmlAnnouncement")
+    }
 }

@@ -40,13 +40,7 @@ public struct OSRMResponseParser: RouteResponseParser {
 
     /// Parses a single route object (one element of a `routes` array), with the given waypoints.
     public func parseRoute(from data: Data, waypoints: [Waypoint] = []) throws -> Route {
-        try checkEnvelope(data)
-        let dto: OSRMRouteDTO
-        do {
-            dto = try JSONDecoder().decode(OSRMRouteDTO.self, from: data)
-        } catch {
-            throw Self.describe(error)
-        }
+        let dto = try OSRMRouteDTO(JSONFields(try parseJSON(data), path: "route"))
         return try buildRoute(dto, path: "route", waypoints: waypoints)
     }
 
@@ -58,7 +52,7 @@ public struct OSRMResponseParser: RouteResponseParser {
 
     // MARK: - Decoding
 
-    private func checkEnvelope(_ data: Data) throws {
+    private func checkEnvelope(_ data: Data) throws(RouteParseError) {
         guard data.count <= maximumResponseSize else {
             throw RouteParseError.responseTooLarge(bytes: data.count, limit: maximumResponseSize)
         }
@@ -73,43 +67,30 @@ public struct OSRMResponseParser: RouteResponseParser {
         }
     }
 
-    private func decodeResponse(_ data: Data) throws -> OSRMResponseDTO {
+    private func parseJSON(_ data: Data) throws(RouteParseError) -> JSONValue {
         try checkEnvelope(data)
         do {
-            return try JSONDecoder().decode(OSRMResponseDTO.self, from: data)
+            return try JSONParser.parse(data)
         } catch {
-            throw Self.describe(error)
+            throw RouteParseError.malformedJSON(detail: error.description)
         }
+    }
+
+    private func decodeResponse(_ data: Data) throws(RouteParseError) -> OSRMResponseDTO {
+        try OSRMResponseDTO(JSONFields(try parseJSON(data), path: ""))
     }
 
     private func engineError(in response: OSRMResponseDTO) -> RouteParseError? {
         if let code = response.code, code.lowercased() != "ok" {
             return .engineError(code: code, message: response.message)
         }
-        if let valhallaCode = response.error_code {
+        if let valhallaCode = response.errorCode {
             return .engineError(code: "Valhalla error \(valhallaCode)", message: response.error)
         }
         if response.routes == nil, response.matchings == nil, let message = response.message ?? response.error {
             return .engineError(code: "error", message: message)
         }
         return nil
-    }
-
-    static func describe(_ error: any Error) -> RouteParseError {
-        if let error = error as? RouteParseError { return error }
-        guard let decodingError = error as? DecodingError else { return .malformedJSON(detail: "\(error)") }
-        switch decodingError {
-        case .dataCorrupted(let context):
-            let underlying = context.underlyingError.map { "\($0)" } ?? ""
-            return .malformedJSON(detail: context.debugDescription + (underlying.isEmpty ? "" : " (\(underlying))"))
-        case .keyNotFound(let key, let context):
-            return .missingField((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return .malformedJSON(detail: "unexpected value at \(path): \(context.debugDescription)")
-        @unknown default:
-            return .malformedJSON(detail: "\(decodingError)")
-        }
     }
 
     /// The `<title>` of an HTML page, or its first characters, for error messages.
@@ -135,9 +116,9 @@ public struct OSRMResponseParser: RouteResponseParser {
             } catch {
                 throw RouteParseError.invalidGeometry("\(path): \(error)")
             }
-        case .coordinates(let pairs):
-            coordinates = try pairs.map { pair in
-                guard pair.count >= 2 else { throw RouteParseError.invalidGeometry("\(path): a position has fewer than 2 numbers") }
+        case .coordinates(let pairs, let pairsPath):
+            coordinates = try pairs.map { pair throws(RouteParseError) in
+                guard pair.count >= 2 else { throw RouteParseError.invalidGeometry("\(pairsPath): a position has fewer than 2 numbers") }
                 return GeographicCoordinate(latitude: pair[1], longitude: pair[0])
             }
         }
@@ -195,7 +176,7 @@ public struct OSRMResponseParser: RouteResponseParser {
             let context = InstructionSynthesizer.ManeuverContext(
                 type: type, modifier: modifier, roadName: roadName, roadRef: raw.dto.ref,
                 destinations: raw.dto.destinations, exits: exits, roundaboutExit: maneuverDTO.exit,
-                rotaryName: raw.dto.rotary_name, bearingAfter: maneuverDTO.bearing_after, legIndex: raw.legIndex,
+                rotaryName: raw.dto.rotaryName, bearingAfter: maneuverDTO.bearingAfter, legIndex: raw.legIndex,
                 isFinalLeg: raw.legIndex == legs.count - 1)
             let instruction = maneuverDTO.instruction.flatMap { $0.isEmpty ? nil : $0 }
                 ?? synthesizer.instruction(for: context)
@@ -209,8 +190,8 @@ public struct OSRMResponseParser: RouteResponseParser {
                     instruction: instruction,
                     maneuver: Maneuver(
                         type: type, modifier: modifier, location: maneuverLocation,
-                        bearingBefore: maneuverDTO.bearing_before, bearingAfter: maneuverDTO.bearing_after),
-                    drivingSide: raw.dto.driving_side.flatMap(DrivingSide.init(rawValue:)),
+                        bearingBefore: maneuverDTO.bearingBefore, bearingAfter: maneuverDTO.bearingAfter),
+                    drivingSide: raw.dto.drivingSide.flatMap(DrivingSide.init(rawValue:)),
                     roundaboutExitNumber: type.entersRoundabout ? maneuverDTO.exit : nil,
                     annotations: annotations, incidents: incidents, legIndex: raw.legIndex))
         }
@@ -273,7 +254,7 @@ public struct OSRMResponseParser: RouteResponseParser {
             let active = lane.active ?? lane.valid ?? false
             return LaneInfo(
                 active: active, directions: lane.indications ?? [],
-                activeDirection: active ? (lane.valid_indication ?? lane.indications?.first) : nil)
+                activeDirection: active ? (lane.validIndication ?? lane.indications?.first) : nil)
         }
         let name = synthesizer.wayName(
             .init(type: next.maneuver.type, roadName: next.roadName, roadRef: next.roadRef))
@@ -294,7 +275,7 @@ public struct OSRMResponseParser: RouteResponseParser {
         let components = dto.components ?? []
         let text = dto.text ?? components.compactMap(\.text).joined(separator: " ")
         let lanes = components.filter { $0.type == "lane" }.map { c in
-            LaneInfo(active: c.active ?? false, directions: c.directions ?? [], activeDirection: c.active_direction)
+            LaneInfo(active: c.active ?? false, directions: c.directions ?? [], activeDirection: c.activeDirection)
         }
         let exitNumbers = components.filter { $0.type == "exit-number" }.compactMap(\.text)
         if text.isEmpty, lanes.isEmpty, exitNumbers.isEmpty { return nil }
@@ -305,15 +286,15 @@ public struct OSRMResponseParser: RouteResponseParser {
     }
 
     /// The leg's annotation columns cut to one step: segments `offset ..< offset + count`.
-    static func annotations(_ columns: [String: AnnotationColumn]?, offset: Int, count: Int) -> [SegmentAnnotation] {
-        guard let columns, count > 0 else { return [] }
+    static func annotations(_ columns: [String: [JSONValue]], offset: Int, count: Int) -> [SegmentAnnotation] {
+        guard count > 0 else { return [] }
         let usable = columns.filter { $0.value.count >= offset + count }
         guard !usable.isEmpty else { return [] }
         return (0..<count).map { i in
             var values: [String: JSONValue] = [:]
             values.reserveCapacity(usable.count)
             for (key, column) in usable {
-                if let value = column[offset + i] { values[key] = value }
+                values[key] = column[offset + i]
             }
             return SegmentAnnotation(values: values)
         }
@@ -323,8 +304,8 @@ public struct OSRMResponseParser: RouteResponseParser {
     static func incidents(_ dtos: [OSRMIncidentDTO], offset: Int, pointCount: Int) -> [Incident] {
         let lastPoint = offset + max(0, pointCount - 1)
         return dtos.compactMap { dto in
-            let start = dto.geometry_index_start ?? 0
-            let end = dto.geometry_index_end ?? start
+            let start = dto.geometryIndexStart ?? 0
+            let end = dto.geometryIndexEnd ?? start
             guard end >= offset, start <= lastPoint, pointCount > 1 || start == offset else { return nil }
             return Incident(
                 id: dto.id ?? "", type: dto.type ?? "unknown", description: dto.description, impact: dto.impact,
@@ -360,8 +341,8 @@ public struct OSRMResponseParser: RouteResponseParser {
         for (legIndex, stop) in stops.enumerated() {
             result.append(stop)
             guard legIndex < legs.count else { continue }
-            for via in legs[legIndex].via_waypoints ?? [] {
-                guard let index = via.geometry_index, !routeGeometry.isEmpty else { continue }
+            for via in legs[legIndex].viaWaypoints ?? [] {
+                guard let index = via.geometryIndex, !routeGeometry.isEmpty else { continue }
                 let coordinate = routeGeometry[min(max(0, index), routeGeometry.count - 1)]
                 result.append(Waypoint(coordinate: coordinate, kind: .via))
             }

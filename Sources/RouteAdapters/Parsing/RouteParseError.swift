@@ -11,6 +11,8 @@ public enum RouteParseError: Error, Hashable, Sendable, CustomStringConvertible 
     case noRoutes
     /// Something required is missing, named by its JSON path.
     case missingField(String)
+    /// A field holds the wrong kind of value (a string where a number belongs, ...).
+    case typeMismatch(path: String, expected: String)
     /// A geometry that cannot be right: undecodable, outside the world, or inconsistent with the route's length.
     case invalidGeometry(String)
     /// The answer is larger than the configured limit.
@@ -27,6 +29,7 @@ public enum RouteParseError: Error, Hashable, Sendable, CustomStringConvertible 
             "the routing engine could not route: \(code)\(message.map { " (\($0))" } ?? "")"
         case .noRoutes: "the routing engine returned no routes"
         case .missingField(let path): "the server's answer has no '\(path)'"
+        case .typeMismatch(let path, let expected): "the server's answer has an unexpected value at '\(path)' (expected \(expected))"
         case .invalidGeometry(let detail): "invalid route geometry: \(detail)"
         case .responseTooLarge(let bytes, let limit): "the answer is \(bytes) bytes, over the limit of \(limit) bytes"
         }

@@ -1,0 +1,275 @@
+/// A strict RFC 8259 JSON parser producing ``JSONValue``.
+///
+/// Written for routing answers of several megabytes: one pass over the bytes, no error-driven type probing,
+/// and a nesting limit so that hostile input cannot exhaust the stack.
+public struct JSONParser {
+    public struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
+        /// What is wrong, e.g. "unexpected end of input".
+        public var reason: String
+        /// Byte offset where it was found.
+        public var offset: Int
+
+        public init(reason: String, offset: Int) {
+            self.reason = reason
+            self.offset = offset
+        }
+
+        public var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// Deepest nesting of arrays and objects accepted.
+    public static let maximumDepth = 256
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Parses one JSON document (surrounding whitespace allowed, nothing else after it).
+    public static func parse<C: Collection>(_ data: C) throws(Error) -> JSONValue where C.Element == UInt8 {
+        let result: Result<JSONValue, Error> =
+            data.withContiguousStorageIfAvailable { buffer in
+                var parser = JSONParser(bytes: buffer)
+                return Result { () throws(Error) in try parser.parseDocument() }
+            } ?? Array(data).withUnsafeBufferPointer { buffer in
+                var parser = JSONParser(bytes: buffer)
+                return Result { () throws(Error) in try parser.parseDocument() }
+            }
+        return try result.get()
+    }
+
+    private mutating func parseDocument() throws(Error) -> JSONValue {
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected data after the JSON value") }
+        return value
+    }
+
+    private func fail(_ reason: String) -> Error { Error(reason: reason, offset: index) }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0a, 0x0d, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(Error) -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw fail("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(Error) {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw fail("unexpected end of input") }
+        for i in 0..<count where bytes[index + i] != literal.utf8Start[i] {
+            throw fail("invalid literal")
+        }
+        index += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(Error) -> JSONValue {
+        guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+        index += 1
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            object[key] = try parseValue(depth: depth)
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(object)
+            } else {
+                throw fail("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(Error) -> JSONValue {
+        guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+        index += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(array)
+        }
+        while true {
+            array.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(array)
+            } else {
+                throw fail("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(Error) -> String {
+        index += 1  // opening quote
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw fail("control character in a string") }
+            index += 1
+        }
+        var scalars = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: scalars, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw fail("unexpected end of input") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0c)
+                case UInt8(ascii: "n"): scalars.append(0x0a)
+                case UInt8(ascii: "r"): scalars.append(0x0d)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    var code = try parseHex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        // A high surrogate must be followed by an escaped low surrogate.
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        else { throw fail("unpaired surrogate") }
+                        index += 2
+                        let low = try parseHex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired surrogate") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(code) {
+                        throw fail("unpaired surrogate")
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw fail("invalid unicode escape") }
+                    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default:
+                    throw fail("invalid escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw fail("control character in a string") }
+                scalars.append(byte)
+                index += 1
+            }
+        }
+        throw fail("unexpected end of input in a string")
+    }
+
+    private mutating func parseHex4() throws(Error) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("unexpected end of input") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw fail("invalid hex digit")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(Error) -> Double {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        // Integer part: 0, or a non-zero digit followed by digits.
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var simple = true
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            guard isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if digits < 18 { mantissa = mantissa * 10 + UInt64(bytes[index] - 48) } else { simple = false }
+                digits += 1
+                index += 1
+            }
+        }
+        var fractionDigits = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if digits < 18 {
+                    mantissa = mantissa * 10 + UInt64(bytes[index] - 48)
+                    fractionDigits += 1
+                } else {
+                    simple = false
+                }
+                digits += 1
+                index += 1
+            }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            simple = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let negative = bytes[start] == UInt8(ascii: "-")
+        if simple, fractionDigits <= 15 {
+            // Exact: an integer below 10^18 divided by an exact power of ten is correctly rounded.
+            let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
+            if mantissa < (1 << 53) { return negative ? -value : value }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
+        return value
+    }
+
+    private static let powersOfTen: [Double] = (0...15).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+}

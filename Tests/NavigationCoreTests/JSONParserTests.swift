@@ -1,0 +1,76 @@
+import Foundation
+import NavigationCore
+import PropertyBased
+import Testing
+
+@Suite("JSON parser")
+struct JSONParserTests {
+    @Test(arguments: [
+        (#"{"a":[1,-2.5,3e2,true,false,null,"x"]}"#, JSONValue.object(["a": [1, -2.5, 300, true, false, nil, "x"]])),
+        (#"  [ ]  "#, JSONValue.array([])),
+        (#"{}"#, JSONValue.object([:])),
+        (#""caf\u00e9 \ud83d\ude97 \"q\" \\ \/ \n""#, JSONValue.string("café 🚗 \"q\" \\ / \n")),
+        (#"0.1"#, JSONValue.number(0.1)),
+        (#"24.938396"#, JSONValue.number(24.938396)),
+        (#"-0.000001"#, JSONValue.number(-0.000001)),
+        (#"12345678901234567890"#, JSONValue.number(12_345_678_901_234_567_890)),
+        (#"1.7976931348623157e308"#, JSONValue.number(1.7976931348623157e308)),
+        ("\"Pitkänsillanranta\"", JSONValue.string("Pitkänsillanranta")),
+    ])
+    func parsesValidJSON(text: String, expected: JSONValue) throws {
+        #expect(try JSONParser.parse(Array(text.utf8)) == expected)
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,", #"{"a" 1}"#, #"{"a":1,}"#, "[1 2]", "01", "1.", "-", "1e", "tru", "nul", #""abc"#, #""\x""#,
+        #""\ud83d""#, #""\u12G4""#, "\"a\u{1}b\"", "{} {}", "[1]]", "NaN", "1e999",
+    ])
+    func rejectsInvalidJSON(text: String) {
+        #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array(text.utf8)) }
+    }
+
+    @Test func limitsNesting() {
+        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array(deep.utf8)) }
+        let fine = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect((try? JSONParser.parse(Array(fine.utf8))) != nil)
+    }
+
+    @Test func errorsSayWhereAndWhat() {
+        #expect(throws: JSONParser.Error(reason: "expected ',' or ']'", offset: 3)) { try JSONParser.parse(Array("[1 2]".utf8)) }
+    }
+
+    /// Random JSON documents, as Foundation's encoder writes them, parse back to the same value.
+    static let leaf = Gen.int(in: 0...5).map { kind -> JSONValue in kind == 0 ? .null : .bool(kind % 2 == 0) }
+    static let number = Gen.double(in: -1e6...1e6).map { JSONValue.number($0) }
+    static let text = Gen.character(in: " "..."~").string(of: 0...8).map { JSONValue.string($0) }
+
+    @Test func roundTripsFoundationOutput() async throws {
+        let scalar = zip(Self.leaf, Self.number, Self.text, Gen.int(in: 0...2)).map { leaf, number, text, pick in
+            [leaf, number, text][pick]
+        }
+        let document = zip(scalar.array(of: 0...6), Self.text.array(of: 0...6)).map { values, keys -> JSONValue in
+            var object: [String: JSONValue] = [:]
+            for (key, value) in zip(keys, values) { object[key.stringValue ?? ""] = value }
+            return .object(["list": .array(values), "object": .object(object)])
+        }
+        await propertyCheck(count: 300, input: document) { value in
+            let data = try? JSONEncoder().encode(value)
+            let parsed = data.flatMap { try? JSONParser.parse($0) }
+            #expect(parsed == value)
+        }
+    }
+
+    @Test func arbitraryBytesNeverTrap() async {
+        await propertyCheck(count: 500, input: Gen.uint8(in: 32...126).array(of: 0...80)) { bytes in
+            do {
+                _ = try JSONParser.parse(bytes)
+            } catch let error as JSONParser.Error {
+                #expect(!error.reason.isEmpty)
+                #expect(error.offset <= bytes.count)
+            } catch {
+                Issue.record("untyped error \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import NavigationCore
+import RouteAdapters
+import Testing
+
+@Suite("Request generators")
+struct RequestGeneratorTests {
+    static let origin = UserLocation(
+        coordinate: GeographicCoordinate(latitude: 60.1699, longitude: 24.9384), horizontalAccuracy: 12.3,
+        course: CourseOverGround(degrees: 87.4, accuracy: 8), speed: Speed(metersPerSecond: 10),
+        timestamp: Date(timeIntervalSince1970: 1_795_241_290))
+    static let destination = Waypoint(coordinate: GeographicCoordinate(latitude: 60.1686, longitude: 24.95))
+
+    func body(_ request: HTTPRequestSpec) throws -> [String: Any] {
+        let data = try #require(request.body)
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func query(_ url: String) throws -> [String: String] {
+        let components = try #require(URLComponents(string: url))
+        return Dictionary(uniqueKeysWithValues: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+    }
+
+    // MARK: Valhalla
+
+    @Test func valhallaRouteRequest() throws {
+        let generator = ValhallaRequestGenerator(
+            baseURL: "http://127.0.0.1:8002/", profile: "auto", options: ["costing_options": ["auto": ["use_tolls": 0]]])
+        let request = try generator.routeRequest(
+            for: RouteQuery(origin: Self.origin, waypoints: [Self.destination], options: ["alternates": 1]))
+        #expect(request.method == .post)
+        #expect(request.url == "http://127.0.0.1:8002/route")
+        #expect(request.headers["Content-Type"] == "application/json")
+        #expect(request.server == "http://127.0.0.1:8002")
+        let json = try body(request)
+        #expect(json["format"] as? String == "osrm")
+        #expect(json["costing"] as? String == "auto")
+        #expect(json["banner_instructions"] as? Bool == true)
+        #expect(json["voice_instructions"] as? Bool == true)
+        #expect(json["units"] as? String == "kilometers")
+        #expect(json["language"] as? String == "en-US")
+        #expect(json["alternates"] as? Int == 1)
+        #expect(((json["costing_options"] as? [String: Any])?["auto"] as? [String: Any])?["use_tolls"] as? Int == 0)
+        let attributes = (json["filters"] as? [String: Any])?["attributes"] as? [String]
+        #expect(attributes?.contains("shape_attributes.speed_limit") == true)
+
+        let locations = try #require(json["locations"] as? [[String: Any]])
+        #expect(locations.count == 2)
+        // The start carries the vehicle's heading and a street-side tolerance from its accuracy.
+        #expect(locations[0]["heading"] as? Int == 87)
+        #expect(locations[0]["heading_tolerance"] as? Int == 15)
+        #expect(locations[0]["street_side_tolerance"] as? Int == 13)
+        #expect(locations[0]["type"] as? String == "break")
+        #expect(locations[1]["lat"] as? Double == 60.1686)
+        #expect(locations[1]["type"] as? String == "break")
+    }
+
+    @Test func valhallaStartWithoutCourse() throws {
+        var origin = Self.origin
+        origin.course = nil
+        origin.horizontalAccuracy = 2
+        let request = try ValhallaRequestGenerator(baseURL: "http://localhost:8002")
+            .routeRequest(for: RouteQuery(origin: origin, waypoints: [Self.destination]))
+        let start = try #require((try body(request)["locations"] as? [[String: Any]])?.first)
+        #expect(start["heading"] == nil)
+        #expect(start["street_side_tolerance"] as? Int == 5)
+    }
+
+    @Test func valhallaWaypointProperties() throws {
+        let properties = ValhallaWaypointProperties(
+            heading: 181.6, headingTolerance: 30, radius: 25, preferredSide: .same, minimumReachability: 50,
+            searchFilter: ["exclude_tunnel": true, "min_road_class": "residential"], streetSideTolerance: 10,
+            displayCoordinate: GeographicCoordinate(latitude: 60.17, longitude: 24.951), name: "Kauppatori",
+            allowUTurns: false)
+        let waypoints = [
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.169, longitude: 24.945), kind: .via, properties: ["radius": 10]),
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.168, longitude: 24.947), kind: .via, properties: ["allow_uturns": false]),
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.1675, longitude: 24.952), properties: properties.asProperties),
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.1686, longitude: 24.95), kind: .break),
+        ]
+        let request = try ValhallaRequestGenerator(baseURL: "http://localhost:8002")
+            .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: waypoints))
+        let locations = try #require(try body(request)["locations"] as? [[String: Any]])
+        #expect(locations.map { $0["type"] as? String } == ["break", "via", "through", "break_through", "break"])
+        #expect(locations[1]["radius"] as? Int == 10)
+        let rich = locations[3]
+        #expect(rich["heading"] as? Int == 182)
+        #expect(rich["heading_tolerance"] as? Int == 30)
+        #expect(rich["radius"] as? Int == 25)
+        #expect(rich["preferred_side"] as? String == "same")
+        #expect(rich["minimum_reachability"] as? Int == 50)
+        #expect((rich["search_filter"] as? [String: Any])?["min_road_class"] as? String == "residential")
+        #expect(rich["street_side_tolerance"] as? Int == 10)
+        #expect(rich["display_lat"] as? Double == 60.17)
+        #expect(rich["display_lon"] as? Double == 24.951)
+        #expect(rich["name"] as? String == "Kauppatori")
+        #expect(rich["allow_uturns"] == nil, "allow_uturns is expressed through the location type, not sent")
+    }
+
+    @Test func requestsAreDeterministic() throws {
+        let generator = ValhallaRequestGenerator(baseURL: "http://localhost:8002", options: ["a": 1, "b": ["c": 2]])
+        let query = RouteQuery(origin: Self.origin, waypoints: [Self.destination])
+        #expect(try generator.routeRequest(for: query) == generator.routeRequest(for: query))
+        let osrm = OSRMRequestGenerator(baseURL: "http://localhost:5000", options: ["exclude": "toll", "alternatives": true])
+        #expect(try osrm.routeRequest(for: query).url == osrm.routeRequest(for: query).url)
+    }
+
+    @Test func valhallaTraceRoute() throws {
+        let trace = (0..<4).map { i in
+            TracePoint(
+                coordinate: GeographicCoordinate(latitude: 60.1699 + Double(i) * 0.0001, longitude: 24.9384),
+                timestamp: Date(timeIntervalSince1970: 1_795_241_290 + Double(i)), radius: 7.2)
+        }
+        let request = try ValhallaMapMatchingRequestGenerator(baseURL: "http://localhost:8002").matchRequest(for: trace)
+        #expect(request.url == "http://localhost:8002/trace_route")
+        let json = try body(request)
+        #expect(json["shape_match"] as? String == "map_snap")
+        #expect(json["format"] as? String == "osrm")
+        #expect(json["voice_instructions"] as? Bool == true)
+        #expect(json["use_timestamps"] as? Bool == true)
+        let shape = try #require(json["shape"] as? [[String: Any]])
+        #expect(shape.count == 4)
+        #expect(shape.map { $0["type"] as? String } == ["break", "via", "via", "break"])
+        #expect(shape[1]["time"] as? Int == 1_795_241_291)
+        #expect(shape[0]["radius"] as? Int == 8)
+    }
+
+    // MARK: OSRM
+
+    @Test func osrmRouteRequest() throws {
+        let request = try OSRMRequestGenerator(baseURL: "http://127.0.0.1:5000", profile: "driving", options: ["exclude": "toll"])
+            .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination]))
+        #expect(request.method == .get)
+        #expect(request.body == nil)
+        #expect(request.url.hasPrefix("http://127.0.0.1:5000/route/v1/driving/24.938400,60.169900;24.950000,60.168600?"))
+        let q = try query(request.url)
+        #expect(q["steps"] == "true")
+        #expect(q["overview"] == "full")
+        #expect(q["geometries"] == "polyline6")
+        #expect(q["annotations"] == "true")
+        #expect(q["exclude"] == "toll")
+        // The start bearing comes from the fix's course; other coordinates have none.
+        #expect(q["bearings"] == "87,15;")
+        #expect(q["waypoints"] == nil)
+    }
+
+    @Test func osrmViaWaypointsAndProperties() throws {
+        var origin = Self.origin
+        origin.course = nil
+        let waypoints = [
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.169, longitude: 24.945), kind: .via),
+            Waypoint(
+                coordinate: GeographicCoordinate(latitude: 60.168, longitude: 24.947),
+                properties: ["bearing": 90, "radius": 20, "approach": "curb"]),
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.1686, longitude: 24.95)),
+        ]
+        let request = try OSRMRequestGenerator(baseURL: "http://127.0.0.1:5000")
+            .routeRequest(for: RouteQuery(origin: origin, waypoints: waypoints, options: ["alternatives": 2]))
+        let q = try query(request.url)
+        #expect(q["waypoints"] == "0;2;3")
+        #expect(q["bearings"] == ";;90,45;")
+        #expect(q["radiuses"] == ";;20;")
+        #expect(q["approaches"] == ";;curb;")
+        #expect(q["alternatives"] == "2")
+    }
+
+    @Test func osrmMatchRequest() throws {
+        let trace = (0..<3).map { i in
+            TracePoint(
+                coordinate: GeographicCoordinate(latitude: 60.1699, longitude: 24.9384 + Double(i) * 0.0002),
+                timestamp: Date(timeIntervalSince1970: 1_795_241_290 + Double(i) * 2), radius: 9)
+        }
+        let request = try OSRMMapMatchingRequestGenerator(baseURL: "http://127.0.0.1:5000").matchRequest(for: trace)
+        #expect(request.url.hasPrefix("http://127.0.0.1:5000/match/v1/driving/24.938400,60.169900;24.938600,60.169900;24.938800,60.169900?"))
+        let q = try query(request.url)
+        #expect(q["timestamps"] == "1795241290;1795241292;1795241294")
+        #expect(q["radiuses"] == "9;9;9")
+        #expect(q["steps"] == "true")
+        #expect(q["geometries"] == "polyline6")
+        #expect(q["gaps"] == "ignore")
+    }
+
+    // MARK: GraphHopper
+
+    @Test func graphHopperNavigateRequest() throws {
+        let request = try GraphHopperRequestGenerator(baseURL: "https://graphhopper.example/api/1", profile: "car", options: ["key": "secret"])
+            .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination]))
+        #expect(request.method == .get)
+        #expect(request.url.hasPrefix("https://graphhopper.example/api/1/navigate/directions/v5/gh/car/24.938400,60.169900;24.950000,60.168600?"))
+        let q = try query(request.url)
+        #expect(q["geometries"] == "polyline6")
+        #expect(q["steps"] == "true")
+        #expect(q["voice_instructions"] == "true")
+        #expect(q["banner_instructions"] == "true")
+        #expect(q["roundabout_exits"] == "true")
+        #expect(q["voice_units"] == "metric")
+        #expect(q["language"] == "en")
+        #expect(q["bearings"] == "87,15;")
+        #expect(q["key"] == "secret")
+    }
+
+    // MARK: Errors
+
+    @Test func invalidRequestsAreRefusedBeforeSending() {
+        let generators: [any RouteRequestGenerator] = [
+            ValhallaRequestGenerator(baseURL: "http://localhost:8002"), OSRMRequestGenerator(baseURL: "http://localhost:5000"),
+            GraphHopperRequestGenerator(baseURL: "http://localhost:8989"),
+        ]
+        for generator in generators {
+            #expect(throws: RouteRequestError.noWaypoints) {
+                try generator.routeRequest(for: RouteQuery(origin: Self.origin, waypoints: []))
+            }
+            let outside = GeographicCoordinate(latitude: 91, longitude: 24)
+            #expect(throws: RouteRequestError.invalidCoordinate(outside)) {
+                try generator.routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Waypoint(coordinate: outside)]))
+            }
+        }
+        #expect(throws: RouteRequestError.invalidBaseURL("ftp://example.org")) {
+            try OSRMRequestGenerator(baseURL: "ftp://example.org").routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination]))
+        }
+        #expect(throws: RouteRequestError.traceTooShort(count: 1)) {
+            try OSRMMapMatchingRequestGenerator(baseURL: "http://localhost:5000").matchRequest(for: [TracePoint(coordinate: Self.origin.coordinate)])
+        }
+    }
+
+    @Test func adaptersPairGeneratorsWithTheOSRMParser() throws {
+        let query = RouteQuery(origin: Self.origin, waypoints: [Self.destination])
+        #expect(try RouteAdapter.valhalla(baseURL: "http://h:1").requestGenerator.routeRequest(for: query).url == "http://h:1/route")
+        #expect(try RouteAdapter.osrm(baseURL: "http://h:2").requestGenerator.routeRequest(for: query).url.contains("/route/v1/driving/"))
+        #expect(try RouteAdapter.graphHopper(baseURL: "http://h:3").requestGenerator.routeRequest(for: query).url.contains("/navigate/directions/v5/gh/car/"))
+        let routes = try RouteAdapter.osrm(baseURL: "http://h:2").responseParser.parseRoutes(from: Fixture.data("helsinki_osrm_plain"))
+        #expect(routes.first?.steps.count == 10)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import NavigationCore
+import RouteAdapters
+import RouteClient
+import Testing
+
+@Suite("HTTP edge against a real local server")
+struct HTTPExecutorTests {
+    static let query = RouteQuery(
+        origin: UserLocation(
+            coordinate: GeographicCoordinate(latitude: 60.1699, longitude: 24.9384), horizontalAccuracy: 5,
+            timestamp: Date(timeIntervalSince1970: 1_795_241_290)),
+        waypoints: [Waypoint(coordinate: GeographicCoordinate(latitude: 60.1686, longitude: 24.95))])
+
+    func fetch(
+        _ behavior: TestHTTPServer.Behavior, engine: (String) -> RouteAdapter = { .valhalla(baseURL: $0) },
+        configuration: RouteHTTPExecutor.Configuration = .init()
+    ) async throws -> (Result<[Route], RouteFetchError>, TestHTTPServer) {
+        let server = try await TestHTTPServer.start(behavior)
+        let executor = RouteHTTPExecutor(configuration: configuration)
+        let result: Result<[Route], RouteFetchError>
+        do {
+            result = .success(try await RouteFetcher(source: .http(engine(server.baseURL)), executor: executor).routes(for: Self.query))
+        } catch {
+            result = .failure(error)
+        }
+        try await executor.shutdown()
+        await server.stop()
+        return (result, server)
+    }
+
+    func failure(_ result: Result<[Route], RouteFetchError>) throws -> RouteFetchError {
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure, got routes")
+            throw CancellationError()
+        }
+        return error
+    }
+
+    @Test func sendsTheGeneratedRequestAndParsesTheAnswer() async throws {
+        let body = try RepoPaths.routeFixture("valhalla_extended_osrm_response")
+        let server = try await TestHTTPServer.start(.respond(status: 200, contentType: "application/json", body: body))
+        let executor = RouteHTTPExecutor()
+        let routes = try await RouteFetcher(source: .http(.valhalla(baseURL: server.baseURL)), executor: executor).routes(for: Self.query)
+        try await executor.shutdown()
+        var iterator = server.requests.makeAsyncIterator()
+        let received = try #require(await iterator.next())
+        await server.stop()
+        #expect(routes.first?.steps.count == 8)
+        #expect(received.method == "POST")
+        #expect(received.uri == "/route")
+        #expect(received.headers["content-type"] == "application/json")
+        let sent = try #require(try JSONSerialization.jsonObject(with: received.body) as? [String: Any])
+        #expect(sent["format"] as? String == "osrm")
+        #expect((sent["locations"] as? [Any])?.count == 2)
+    }
+
+    @Test func connectionRefusedNamesTheServer() async throws {
+        let port = try await TestHTTPServer.closedPort()
+        let executor = RouteHTTPExecutor()
+        await #expect {
+            try await RouteFetcher(source: .http(.osrm(baseURL: "http://127.0.0.1:\(port)")), executor: executor).routes(for: Self.query)
+        } throws: { error in
+            guard let error = error as? RouteFetchError else { return false }
+            return error.kind == .connectionFailed && error.isRetryable && error.server == "http://127.0.0.1:\(port)"
+                && error.description.contains("connection refused")
+        }
+        try await executor.shutdown()
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        let (result, _) = try await fetch(.hang, configuration: .init(connectTimeout: .seconds(2), totalTimeout: .milliseconds(500)))
+        let error = try failure(result)
+        #expect(error.kind == .timedOut)
+        #expect(error.isRetryable)
+        #expect(error.description.contains("did not answer in time"))
+    }
+
+    @Test func anHTMLErrorPageIsAnHTTPStatusWithItsTitle() async throws {
+        let page = Data("<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>".utf8)
+        let (result, server) = try await fetch(.respond(status: 502, contentType: "text/html", body: page))
+        let error = try failure(result)
+        #expect(error.kind == .httpStatus(502))
+        #expect(error.isRetryable)
+        #expect(error.description == "routing server \(server.baseURL) answered HTTP 502: 502 Bad Gateway")
+    }
+
+    @Test func anEngineRefusalIsNotRetried() async throws {
+        let body = Data(#"{"code":"NoRoute","message":"Impossible route between points"}"#.utf8)
+        let (result, _) = try await fetch(.respond(status: 400, contentType: "application/json", body: body), engine: { .osrm(baseURL: $0) })
+        let error = try failure(result)
+        #expect(error.kind == .engineRefused)
+        #expect(!error.isRetryable)
+        #expect(error.detail.contains("NoRoute"))
+        #expect(error.detail.contains("Impossible route between points"))
+    }
+
+    @Test func garbageWithStatus200IsAnInvalidResponse() async throws {
+        let (result, _) = try await fetch(.respond(status: 200, contentType: "application/json", body: Data("\u{0}\u{1}garbage".utf8)))
+        let error = try failure(result)
+        #expect(error.kind == .invalidResponse)
+        #expect(error.description.contains("not JSON"))
+    }
+
+    @Test func truncatedJSONIsAnInvalidResponse() async throws {
+        let body = try RepoPaths.routeFixture("helsinki_osrm_plain").prefix(500)
+        let (result, _) = try await fetch(.respond(status: 200, contentType: "application/json", body: Data(body)), engine: { .osrm(baseURL: $0) })
+        let error = try failure(result)
+        #expect(error.kind == .invalidResponse)
+        #expect(error.detail.contains("not valid JSON"))
+    }
+
+    @Test func aResponseOverTheSizeLimitIsRefused() async throws {
+        let big = Data(repeating: UInt8(ascii: " "), count: 300_000)
+        let (result, _) = try await fetch(
+            .respond(status: 200, contentType: "application/json", body: big), configuration: .init(maximumResponseSize: 100_000))
+        let error = try failure(result)
+        #expect(error.kind == .responseTooLarge(limit: 100_000))
+        #expect(!error.isRetryable)
+    }
+
+    @Test func cancellingTheTaskCancelsTheRequest() async throws {
+        let server = try await TestHTTPServer.start(.hang)
+        let executor = RouteHTTPExecutor(configuration: .init(totalTimeout: .seconds(60)))
+        let fetcher = RouteFetcher(source: .http(.valhalla(baseURL: server.baseURL)), executor: executor)
+        let task = Task { () -> RouteFetchError? in
+            do {
+                _ = try await fetcher.routes(for: Self.query)
+                return nil
+            } catch {
+                return error as? RouteFetchError
+            }
+        }
+        // Cancel once the server has the request in hand, so the cancel hits an in-flight request.
+        var iterator = server.requests.makeAsyncIterator()
+        _ = await iterator.next()
+        task.cancel()
+        let error = await task.value
+        #expect(error?.kind == .cancelled)
+        try await executor.shutdown()
+        await server.stop()
+    }
+
+    @Test func customProvidersStandInForServers() async throws {
+        struct Fixed: CustomRouteProvider {
+            let data: Data
+            func routes(for query: RouteQuery) async throws -> [Route] {
+                try Route.fromOSRMResponse(data, polylinePrecision: 6)
+            }
+        }
+        struct Broken: CustomRouteProvider {
+            struct Failure: Error, CustomStringConvertible { var description: String { "local graph not loaded" } }
+            func routes(for query: RouteQuery) async throws -> [Route] { throw Failure() }
+        }
+        let executor = RouteHTTPExecutor()
+        let routes = try await RouteFetcher(source: .custom(Fixed(data: try RepoPaths.routeFixture("helsinki_osrm_plain"))), executor: executor)
+            .routes(for: Self.query)
+        #expect(routes.first?.steps.count == 10)
+        await #expect {
+            try await RouteFetcher(source: .custom(Broken()), executor: executor).routes(for: Self.query)
+        } throws: { error in
+            "\(error)" == "the custom route provider failed: local graph not loaded"
+        }
+        try await executor.shutdown()
+    }
+}

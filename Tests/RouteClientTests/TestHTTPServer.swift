@@ -1,0 +1,100 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP server on 127.0.0.1 with scripted behaviour, for testing the HTTP edge against real sockets.
+final class TestHTTPServer: Sendable {
+    enum Behavior: Sendable {
+        /// Answer every request with this status, content type and body.
+        case respond(status: Int, contentType: String, body: Data)
+        /// Read the request and never answer.
+        case hang
+    }
+
+    /// What the server received.
+    struct ReceivedRequest: Sendable {
+        var method: String
+        var uri: String
+        var headers: [String: String]
+        var body: Data
+    }
+
+    let port: Int
+    let requests: AsyncStream<ReceivedRequest>
+    private let channel: any Channel
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private init(port: Int, requests: AsyncStream<ReceivedRequest>, channel: any Channel) {
+        self.port = port
+        self.requests = requests
+        self.channel = channel
+    }
+
+    static func start(_ behavior: Behavior) async throws -> TestHTTPServer {
+        let (stream, continuation) = AsyncStream.makeStream(of: ReceivedRequest.self)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { child in
+                child.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                    try child.pipeline.syncOperations.addHandler(Handler(behavior: behavior, received: continuation))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return TestHTTPServer(port: channel.localAddress?.port ?? 0, requests: stream, channel: channel)
+    }
+
+    func stop() async {
+        try? await channel.close()
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (bound, then released).
+    static func closedPort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 1
+        try await channel.close()
+        return port
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        let behavior: Behavior
+        let received: AsyncStream<ReceivedRequest>.Continuation
+        var head: HTTPRequestHead?
+        var body = Data()
+
+        init(behavior: Behavior, received: AsyncStream<ReceivedRequest>.Continuation) {
+            self.behavior = behavior
+            self.received = received
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+                body = Data()
+            case .body(let buffer):
+                body.append(contentsOf: buffer.readableBytesView)
+            case .end:
+                guard let head else { return }
+                received.yield(
+                    ReceivedRequest(
+                        method: head.method.rawValue, uri: head.uri,
+                        headers: Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a }),
+                        body: body))
+                guard case .respond(let status, let contentType, let responseBody) = behavior else { return }
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Type", value: contentType)
+                headers.add(name: "Content-Length", value: String(responseBody.count))
+                let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: headers)
+                context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: responseBody)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import NavigationCore
+import Testing
+import TrackFormats
+
+@Suite("Track files")
+struct TrackReaderTests {
+    @Test func readsAGPXTrackWithTimes() throws {
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+              <wpt lat="1" lon="2"><name>ignored when a track exists</name></wpt>
+              <trk><name>drive</name><trkseg>
+                <trkpt lat="60.1699" lon="24.9384"><ele>12</ele><time>2026-11-21T06:08:10Z</time></trkpt>
+                <trkpt lat="60.1700" lon="24.9390"><time>2026-11-21T06:08:11.500Z</time></trkpt>
+                <trkpt lat="60.1701" lon="24.9396"/>
+              </trkseg></trk>
+            </gpx>
+            """
+        let points = try TrackReader.read(Data(gpx.utf8))
+        #expect(points.map(\.coordinate.latitude) == [60.1699, 60.17, 60.1701])
+        #expect(points[0].timestamp?.timeIntervalSince1970 == 1_795_241_290)
+        #expect(points[1].timestamp?.timeIntervalSince1970 == 1_795_241_291.5)
+        #expect(points[2].timestamp == nil)
+    }
+
+    @Test func fallsBackToRoutePointsThenWaypoints() throws {
+        let route = #"<gpx><rte><rtept lat="60.1" lon="24.9"/><rtept lat="60.2" lon="24.8"/></rte><wpt lat="1" lon="2"/></gpx>"#
+        #expect(try TrackReader.read(Data(route.utf8)).count == 2)
+        let waypoints = #"<gpx><wpt lat="60.1" lon="24.9"/></gpx>"#
+        #expect(try TrackReader.read(Data(waypoints.utf8)).map(\.coordinate) == [GeographicCoordinate(latitude: 60.1, longitude: 24.9)])
+    }
+
+    @Test(arguments: [
+        #"[[24.9384,60.1699],[24.9390,60.17]]"#,
+        #"[{"lat":60.1699,"lon":24.9384},{"lat":60.17,"lon":24.939,"time":"2026-11-21T06:08:11Z"}]"#,
+        #"{"type":"LineString","coordinates":[[24.9384,60.1699],[24.9390,60.17]]}"#,
+        #"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[24.9384,60.1699],[24.9390,60.17]]}}"#,
+    ])
+    func readsJSONTracks(json: String) throws {
+        let points = try TrackReader.read(Data(json.utf8))
+        #expect(points.count == 2)
+        #expect(points[0].coordinate == GeographicCoordinate(latitude: 60.1699, longitude: 24.9384))
+        #expect(points[1].coordinate == GeographicCoordinate(latitude: 60.17, longitude: 24.939))
+    }
+
+    @Test(arguments: [
+        ("", "the track has no points"),
+        ("hello", "not a track file"),
+        ("[]", "the track has no points"),
+        (#"[[24.9]]"#, "invalid JSON track: point 0"),
+        (#"[{"lat":"north","lon":1}]"#, "invalid JSON track: point 0"),
+        (#"[[200,60]]"#, "outside the world"),
+        (#"{"foo":1}"#, "GeoJSON LineString"),
+        ("[1,2", "invalid JSON track"),
+        (#"<gpx><trk><trkseg><trkpt lat="x" lon="1"/></trkseg></trk></gpx>"#, "needs numeric lat and lon"),
+        (#"<gpx><trk><trkseg><trkpt lat="60" lon="1">"#, "invalid GPX"),
+        (#"<gpx></gpx>"#, "the track has no points"),
+    ])
+    func badTracksSayWhatIsWrong(input: String, message: String) {
+        #expect {
+            try TrackReader.read(Data(input.utf8))
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+}
