@@ -58,6 +58,14 @@ let package = Package(
             name: "TrackFormatsTests",
             dependencies: ["NavigationCore", "TrackFormats"]
         ),
+        .testTarget(
+            name: "NavigationControllerTests",
+            dependencies: [
+                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            exclude: ["Snapshots"]
+        ),
         // Runs the real navctl binary (depending on it makes `swift test` build it).
         .testTarget(
             name: "NavctlTests",

@@ -78,8 +78,8 @@ public enum Geodesy {
         return r < 0 ? r + 360 : r
     }
 
-    static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
-    static func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
+    public static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
+    public static func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
 }
 
 /// Where a point projects onto a segment.

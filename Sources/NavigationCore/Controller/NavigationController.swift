@@ -1,0 +1,306 @@
+import Foundation
+
+/// Turn-by-turn navigation along one route: pure and deterministic. It takes the previous trip state and a fix
+/// and returns the next state; it performs no I/O, reads no clock (time comes from the fixes) and draws no
+/// random numbers.
+///
+/// Each update, in this order:
+/// 1. match the fix to the route in a window around the current progress (``RouteMatcher``);
+/// 2. decide deviation on **this** fix, before anything advances;
+/// 3. move the snapped progress forward (only on the route, only with a trustworthy fix);
+/// 4. evaluate the step-advance condition (the arrival condition on the last step);
+/// 5. advance waypoints;
+/// 6. pick the banner and the voice prompt due now (none while off the route).
+///
+/// The cost of an update does not depend on the route's length: matching looks only at the window, and every
+/// per-route quantity comes from the ``RouteIndex`` built once in `init`.
+public struct NavigationController: Sendable {
+    /// The route as navigated: prompt timing already applied.
+    public let route: Route
+    public let config: NavigationControllerConfig
+    public let index: RouteIndex
+    public var matcher = RouteMatcher()
+    /// Fixes with a 68% accuracy radius worse than this (metres) do not move the snapped position.
+    public var maximumAccuracyForProgress: Double = 50
+    /// The vehicle is reported off the current step (but on the route) only beyond this distance from the step,
+    /// metres: just past a corner, before the step advances, is not a deviation.
+    public var offStepDistance: Double = 20
+
+    /// Index of the step whose end is the destination: the step before a final zero-length `arrive` step.
+    let approachStepIndex: Int
+    /// For each leg, the index in ``Route/waypoints`` of the stop that ends it.
+    let legEndWaypointIndex: [Int]
+
+    public init(route: Route, config: NavigationControllerConfig = NavigationControllerConfig()) throws(NavigationControllerError) {
+        guard !route.steps.isEmpty else { throw .routeHasNoSteps }
+        let timed = config.promptTiming.apply(to: route)
+        self.route = timed
+        self.config = config
+        self.index = RouteIndex(route: timed)
+        let last = timed.steps.count - 1
+        approachStepIndex = last > 0 && timed.steps[last].distance <= 0 && timed.steps[last].maneuver.type == .arrive ? last - 1 : last
+        var legEnds: [Int] = []
+        var breaksSeen = 0
+        for (i, waypoint) in timed.waypoints.enumerated() where waypoint.kind == .break {
+            if breaksSeen > 0 { legEnds.append(i) }
+            breaksSeen += 1
+        }
+        legEndWaypointIndex = legEnds
+    }
+
+    // MARK: - Starting
+
+    /// The first state for a trip, from the vehicle's first fix: the fix is matched near the start of the route.
+    public func initialState(for location: UserLocation) -> TripState {
+        startState(for: location, fromDistance: 0, lookAhead: matcher.maximumLookAhead)
+    }
+
+    /// A state that resumes a trip at `distanceAlong` metres (for example after a restart), matching the fix
+    /// in a window around that progress.
+    public func resumedState(for location: UserLocation, fromDistance distanceAlong: Double, startedAt: Date) -> TripState {
+        var state = startState(for: location, fromDistance: max(0, distanceAlong), lookAhead: matcher.maximumLookAhead)
+        if case .navigating(var navigating) = state {
+            navigating.summary.startedAt = startedAt
+            state = .navigating(navigating)
+        }
+        return state
+    }
+
+    private func startState(for location: UserLocation, fromDistance start: Double, lookAhead: Double) -> TripState {
+        let segmentHint = index.segment(atDistance: start)
+        let match = matcher.match(
+            location, index: index, progress: start, segmentHint: segmentHint, lookAhead: lookAhead,
+            currentStep: index.segmentStep.isEmpty ? 0 : index.segmentStep[segmentHint])
+        let along = max(start, match.distanceAlong)
+        var stepIndex = index.segmentStep.isEmpty ? 0 : index.segmentStep[index.segment(atDistance: along)]
+        stepIndex = min(stepIndex, approachStepIndex)
+        let summary = TripSummary(distanceTravelled: 0, snappedDistanceTravelled: 0, startedAt: location.timestamp, endedAt: location.timestamp)
+        var state = NavigatingState(
+            rawLocation: location, snappedLocation: location, stepIndex: stepIndex, remainingSteps: route.steps[stepIndex...],
+            remainingWaypoints: route.waypoints[min(1, route.waypoints.count)...],
+            progress: TripProgress(distanceToNextManeuver: 0, distanceRemaining: 0, durationRemaining: 0), deviation: .none,
+            visualInstruction: nil, spokenInstruction: nil, annotation: nil, roadName: route.steps[stepIndex].roadName,
+            summary: summary, distanceAlong: along, segment: match.segment,
+            conditionState: StepAdvanceConditionState(condition(for: stepIndex)), deviationEvidence: DeviationEvidence(),
+            spokenWatermark: -1, nextWaypointIndex: min(1, max(0, route.waypoints.count - 1)))
+        state.nextWaypointIndex = waypointIndexAfterLegsBefore(stepIndex: stepIndex, current: state.nextWaypointIndex)
+        state.remainingWaypoints = route.waypoints[state.nextWaypointIndex...]
+        return .navigating(refresh(state, match: match, isOffRoute: false))
+    }
+
+    // MARK: - Updating
+
+    /// The next state after a fix.
+    public func update(_ state: TripState, with location: UserLocation) -> TripState {
+        guard case .navigating(let previous) = state else { return state }
+        var next = previous
+        let elapsed = max(0, location.timestamp.timeIntervalSince(previous.rawLocation.timestamp))
+
+        // 1. Match in the window.
+        let lookAhead =
+            previous.deviation.isOffRoute ? matcher.maximumLookAhead : matcher.lookAhead(elapsed: elapsed, speed: location.speed?.metersPerSecond)
+        let match = matcher.match(
+            location, index: index, progress: previous.distanceAlong, segmentHint: previous.segment, lookAhead: lookAhead,
+            currentStep: previous.stepIndex)
+
+        // 2. Deviation, on this fix, before any advance.
+        let nearestManeuver = min(
+            abs(previous.distanceAlong - index.stepStart[previous.stepIndex]), abs(index.stepEnd[previous.stepIndex] - previous.distanceAlong))
+        let isOffRoute: Bool
+        switch config.deviationTracking {
+        case .none:
+            isOffRoute = false
+        case .staticThreshold(let threshold):
+            next.deviationEvidence = threshold.update(
+                previous.deviationEvidence, location: location, distanceFromRoute: match.distanceFromRoute,
+                distanceToNearestManeuver: nearestManeuver, routeBearing: forwardBearing(at: match))
+            isOffRoute = next.deviationEvidence.isOffRoute
+        case .custom(let detector):
+            isOffRoute = detector.isOffRoute(
+                location: location, distanceFromRoute: match.distanceFromRoute, route: route, currentStepIndex: previous.stepIndex,
+                previous: previous.deviation)
+        }
+
+        // 3. Progress: forward only, on the route, with a fix good enough to place the vehicle.
+        if !isOffRoute, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previous.distanceAlong {
+            next.distanceAlong = match.distanceAlong
+            next.segment = match.segment
+        }
+        next.summary.distanceTravelled += Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
+        next.summary.snappedDistanceTravelled += next.distanceAlong - previous.distanceAlong
+        next.summary.endedAt = location.timestamp
+        next.rawLocation = location
+
+        // 4. Step advance, or arrival on the last step.
+        let matchedStep = index.segmentStep.isEmpty ? 0 : index.segmentStep[match.segment]
+        let context = StepAdvanceContext(
+            location: location, distanceToEndOfStep: index.stepEnd[next.stepIndex] - next.distanceAlong,
+            distanceFromCurrentStep: match.distanceFromCurrentStep,
+            distanceFromManeuver: Geodesy.distance(location.coordinate, index.coordinate(atDistance: index.stepEnd[next.stepIndex])),
+            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == next.stepIndex + 1, isOnRoute: !isOffRoute)
+        let (advance, conditionState) = condition(for: next.stepIndex).evaluate(context, state: next.conditionState)
+        next.conditionState = conditionState
+        if advance {
+            if next.stepIndex >= approachStepIndex {
+                let prompts = route.steps[next.stepIndex].spokenInstructions
+                guard !isOffRoute, next.spokenWatermark + 1 < prompts.count else {
+                    return .complete(completion(next, location: location))
+                }
+                // Arrival is decided, but the route still has a prompt for this last stretch (e.g. "In 40 feet,
+                // you have arrived"): report it now and arrive on the next fix, so it is neither lost nor stalls
+                // the arrival when the vehicle stops short of its trigger.
+                var last = refresh(next, match: match, isOffRoute: isOffRoute)
+                if last.spokenInstruction == nil {
+                    last.spokenWatermark += 1
+                    last.spokenInstruction = prompts[last.spokenWatermark]
+                }
+                return .navigating(last)
+            }
+            next = advanced(next)
+        }
+        return .navigating(refresh(next, match: match, isOffRoute: isOffRoute))
+    }
+
+    /// Moves to the next step on request (the `manual` condition, or a driver's "next" button).
+    public func advanceManually(_ state: TripState) -> TripState {
+        guard case .navigating(let current) = state else { return state }
+        if current.stepIndex >= approachStepIndex { return .complete(completion(current, location: current.rawLocation)) }
+        var next = advanced(current)
+        // Jump the snapped progress to the start of the new step so distances describe it.
+        next.distanceAlong = max(next.distanceAlong, index.stepStart[next.stepIndex])
+        next.segment = index.segment(atDistance: next.distanceAlong)
+        let match = RouteMatch(
+            segment: next.segment, distanceAlong: next.distanceAlong, coordinate: index.coordinate(atDistance: next.distanceAlong),
+            distanceFromRoute: 0, distanceFromCurrentStep: 0)
+        return .navigating(refresh(next, match: match, isOffRoute: next.deviation.isOffRoute))
+    }
+
+    // MARK: - Internals
+
+    private func condition(for stepIndex: Int) -> StepAdvanceCondition {
+        stepIndex >= approachStepIndex ? config.arrival : config.stepAdvance
+    }
+
+    /// The state on the step after the current one: condition state and prompts reset, waypoints advanced.
+    private func advanced(_ state: NavigatingState) -> NavigatingState {
+        var next = state
+        let completedStep = state.stepIndex
+        next.stepIndex += 1
+        next.conditionState = StepAdvanceConditionState(condition(for: next.stepIndex))
+        next.spokenWatermark = -1
+        if case .alongAdvancingStep(let range) = config.waypointAdvance, next.nextWaypointIndex < route.waypoints.count - 1 {
+            let waypoint = route.waypoints[next.nextWaypointIndex].coordinate
+            if route.steps[completedStep].geometry.contains(where: { Geodesy.distance($0, waypoint) <= range }) {
+                next.nextWaypointIndex += 1
+            }
+        }
+        next.nextWaypointIndex = waypointIndexAfterLegsBefore(stepIndex: next.stepIndex, current: next.nextWaypointIndex)
+        return next
+    }
+
+    /// Stops of legs that end before `stepIndex` are reached; the destination is never passed.
+    private func waypointIndexAfterLegsBefore(stepIndex: Int, current: Int) -> Int {
+        let leg = route.steps[stepIndex].legIndex
+        var next = current
+        if leg > 0, leg - 1 < legEndWaypointIndex.count { next = max(next, legEndWaypointIndex[leg - 1] + 1) }
+        return min(next, max(0, route.waypoints.count - 1))
+    }
+
+    /// Recomputes everything clients see from the memory fields.
+    private func refresh(_ state: NavigatingState, match: RouteMatch, isOffRoute: Bool) -> NavigatingState {
+        var next = state
+        let step = route.steps[next.stepIndex]
+        let stepEnd = index.stepEnd[next.stepIndex]
+        let distanceToManeuver = max(0, stepEnd - next.distanceAlong)
+
+        // Waypoints within range.
+        if case .withinRange(let range) = config.waypointAdvance {
+            while next.nextWaypointIndex < route.waypoints.count - 1,
+                Geodesy.distance(next.rawLocation.coordinate, route.waypoints[next.nextWaypointIndex].coordinate) <= range
+            {
+                next.nextWaypointIndex += 1
+            }
+        }
+        next.remainingWaypoints = route.waypoints[next.nextWaypointIndex...]
+        next.remainingSteps = route.steps[next.stepIndex...]
+        next.roadName = step.roadName
+
+        // Deviation as clients see it.
+        if isOffRoute {
+            next.deviation = .offRoute(distance: match.distanceFromRoute)
+        } else if index.segmentStep.isEmpty || index.segmentStep[match.segment] != next.stepIndex,
+            match.distanceFromCurrentStep > offStepDistance
+        {
+            next.deviation = .offStep(distance: match.distanceFromCurrentStep)
+        } else {
+            next.deviation = .none
+        }
+
+        // Snapped location and progress.
+        var snapped = next.rawLocation
+        if !isOffRoute {
+            let segment = segment(containing: next.distanceAlong, hint: next.segment)
+            snapped.coordinate = index.coordinate(onSegment: segment, atDistance: next.distanceAlong)
+            if config.courseFiltering == .snapToRoute, index.segmentCount > 0 {
+                snapped.course = CourseOverGround(degrees: index.bearing(ofSegment: segment), accuracy: nil)
+            }
+            let stepIndexOfSegment = index.segmentStep.isEmpty ? next.stepIndex : index.segmentStep[segment]
+            let inStep = index.segmentIndexInStep.isEmpty ? 0 : index.segmentIndexInStep[segment]
+            let annotations = route.steps[stepIndexOfSegment].annotations
+            next.annotation = inStep < annotations.count ? annotations[inStep] : nil
+        }
+        next.snappedLocation = snapped
+        let stepLength = stepEnd - index.stepStart[next.stepIndex]
+        let stepFraction = stepLength > 0 ? min(1, distanceToManeuver / stepLength) : 0
+        next.progress = TripProgress(
+            distanceToNextManeuver: distanceToManeuver, distanceRemaining: max(0, index.totalDistance - next.distanceAlong),
+            durationRemaining: stepFraction * step.duration + index.durationAfterStep[next.stepIndex])
+
+        // Instructions: none while off the route.
+        next.spokenInstruction = nil
+        guard !isOffRoute else {
+            next.visualInstruction = nil
+            return next
+        }
+        let banners = step.visualInstructions
+        next.visualInstruction = banners.last { $0.triggerDistanceBeforeManeuver >= distanceToManeuver } ?? banners.first
+        var due: Int?
+        let prompts = step.spokenInstructions
+        if next.spokenWatermark + 1 < prompts.count {
+            for j in (next.spokenWatermark + 1)..<prompts.count where prompts[j].triggerDistanceBeforeManeuver >= distanceToManeuver {
+                due = j
+            }
+        }
+        if let due {
+            next.spokenInstruction = prompts[due]
+            next.spokenWatermark = due
+        }
+        return next
+    }
+
+    /// The route's direction just ahead of a match, degrees: at a corner, the outgoing direction (a vehicle
+    /// driving straight past a turn disagrees with it).
+    private func forwardBearing(at match: RouteMatch) -> Double? {
+        guard index.segmentCount > 0 else { return nil }
+        var segment = match.segment
+        while segment + 1 < index.segmentCount, index.cumulativeDistance[segment + 1] <= match.distanceAlong + 0.5 { segment += 1 }
+        return index.bearing(ofSegment: segment)
+    }
+
+    /// The segment holding the point `distance` along the route: `hint` when it does (the usual case, O(1)),
+    /// else found by binary search.
+    private func segment(containing distance: Double, hint: Int) -> Int {
+        if hint >= 0, hint < index.segmentCount, index.cumulativeDistance[hint] <= distance, distance <= index.cumulativeDistance[hint + 1] {
+            return hint
+        }
+        return index.segment(atDistance: distance)
+    }
+
+    private func completion(_ state: NavigatingState, location: UserLocation) -> TripCompletion {
+        var summary = state.summary
+        summary.endedAt = location.timestamp
+        let arrivalStep = route.steps[route.steps.count - 1]
+        let arrivalPrompt = approachStepIndex < route.steps.count - 1 ? arrivalStep.spokenInstructions.first : nil
+        return TripCompletion(summary: summary, location: location, spokenInstruction: arrivalPrompt)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// One trip state as a JSON object: what `navctl replay` prints per fix (docs/replay-format.md).
+/// Field names and meanings match the daemon's `trip_state` event.
+public struct TripStateRecord: Hashable, Sendable, Codable {
+    public struct Point: Hashable, Sendable, Codable {
+        public var lat: Double
+        public var lon: Double
+        /// Degrees clockwise from north, when known.
+        public var course: Double?
+    }
+
+    public struct Deviation: Hashable, Sendable, Codable {
+        /// `none`, `offStep` or `offRoute`.
+        public var kind: String
+        /// Metres from the current step (`offStep`) or from the route (`offRoute`); 0 for `none`.
+        public var distance: Double
+    }
+
+    public struct SpeedLimit: Hashable, Sendable, Codable {
+        public var value: Double
+        public var unit: String
+    }
+
+    /// `idle`, `navigating` or `complete`.
+    public var state: String
+    /// Fix time, ISO 8601 UTC.
+    public var time: String
+    public var rawLocation: Point?
+    public var snappedLocation: Point?
+    public var stepIndex: Int?
+    public var remainingSteps: Int?
+    public var remainingWaypoints: Int?
+    public var progress: TripProgress?
+    public var deviation: Deviation?
+    public var roadName: String?
+    public var visualInstruction: VisualInstruction?
+    /// A prompt that became due with this fix (each is reported once).
+    public var spokenInstruction: SpokenInstruction?
+    public var speedLimit: SpeedLimit?
+    public var congestion: String?
+    /// Metres between raw fixes since the start; on `complete`, the trip's total.
+    public var distanceTravelled: Double?
+
+    public init(_ tripState: TripState, time: Date) {
+        self.time = ISO8601Timestamp.format(time)
+        switch tripState {
+        case .idle:
+            state = "idle"
+        case .complete(let completion):
+            state = "complete"
+            rawLocation = Point(completion.location)
+            spokenInstruction = completion.spokenInstruction
+            distanceTravelled = Self.rounded(completion.summary.distanceTravelled)
+        case .navigating(let s):
+            state = "navigating"
+            rawLocation = Point(s.rawLocation)
+            snappedLocation = Point(s.snappedLocation)
+            stepIndex = s.stepIndex
+            remainingSteps = s.remainingSteps.count
+            remainingWaypoints = s.remainingWaypoints.count
+            progress = TripProgress(
+                distanceToNextManeuver: Self.rounded(s.progress.distanceToNextManeuver),
+                distanceRemaining: Self.rounded(s.progress.distanceRemaining),
+                durationRemaining: Self.rounded(s.progress.durationRemaining))
+            switch s.deviation {
+            case .none: deviation = Deviation(kind: "none", distance: 0)
+            case .offStep(let d): deviation = Deviation(kind: "offStep", distance: Self.rounded(d))
+            case .offRoute(let d): deviation = Deviation(kind: "offRoute", distance: Self.rounded(d))
+            }
+            roadName = s.roadName
+            visualInstruction = s.visualInstruction
+            spokenInstruction = s.spokenInstruction
+            if case .limit(let value, let unit)? = s.annotation?.maxSpeed { speedLimit = SpeedLimit(value: value, unit: unit.rawValue) }
+            congestion = s.annotation?.congestion
+            distanceTravelled = Self.rounded(s.summary.distanceTravelled)
+        }
+    }
+
+    /// Centimetres are plenty, and rounding keeps snapshots stable across floating-point noise.
+    static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+}
+
+extension TripStateRecord.Point {
+    init(_ location: UserLocation) {
+        lat = (location.coordinate.latitude * 1e7).rounded() / 1e7
+        lon = (location.coordinate.longitude * 1e7).rounded() / 1e7
+        course = location.course.map { ($0.degrees * 10).rounded() / 10 }
+    }
+}

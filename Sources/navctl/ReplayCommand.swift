@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import NavigationCore
+import TrackFormats
+
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run the navigation controller over a recorded track and print one JSON line per fix.",
+        discussion: "The output format is described in docs/replay-format.md. The same inputs always give the same bytes.")
+
+    @Option(help: "Route file: navctl's route JSON (docs/route-format.md) or a saved OSRM-format answer.")
+    var route: String
+
+    @Option(help: "Which route of the file, from 1.")
+    var routeNumber: Int = 1
+
+    @Option(help: "Track: JSON Lines of fixes (navctl simulate), or GPX.")
+    var track: String
+
+    @Option(help: "Controller configuration, JSON (docs/controller.md). Default: the car defaults.")
+    var config: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let selected = try loadRoute(route, number: routeNumber)
+            let configuration = try config.map(loadControllerConfig) ?? NavigationControllerConfig()
+            let fixes = try LocationTrackReader.read(try readInput(track))
+            let controller = try NavigationController(route: selected, config: configuration)
+            let encoder = makeJSONEncoder(pretty: false)
+            var output = ""
+            var state = TripState.idle
+            for fix in fixes {
+                state = state.navigating == nil && !isComplete(state) ? controller.initialState(for: fix) : controller.update(state, with: fix)
+                output += String(decoding: try encoder.encode(TripStateRecord(state, time: fix.timestamp)), as: UTF8.self) + "\n"
+                if isComplete(state) { break }
+            }
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+    }
+
+    private func isComplete(_ state: TripState) -> Bool {
+        if case .complete = state { return true }
+        return false
+    }
+}
+
+/// Reads a route from navctl's route JSON or from an OSRM-format answer (polyline precision 6).
+func loadRoute(_ path: String, number: Int) throws -> Route {
+    let data = try readInput(path)
+    let routes: [Route]
+    if let document = try? JSONDecoder().decode(RouteDocument.self, from: data) {
+        routes = document.routes
+    } else {
+        do {
+            routes = try Route.fromOSRMResponse(data, polylinePrecision: 6)
+        } catch {
+            throw CommandFailure("\(path) is neither navctl route JSON nor an OSRM-format answer: \(error)")
+        }
+    }
+    guard number >= 1, number <= routes.count else {
+        throw CommandFailure("\(path) has \(routes.count) route(s); --route-number \(number) is out of range")
+    }
+    return routes[number - 1]
+}
+
+func loadControllerConfig(_ path: String) throws -> NavigationControllerConfig {
+    let data = try readInput(path)
+    do {
+        return try JSONDecoder().decode(NavigationControllerConfig.self, from: data)
+    } catch let error as DecodingError {
+        throw CommandFailure("\(path): \(describeDecodingError(error))")
+    }
+}
+
+/// "at stepAdvance.or[0]: unknown 'distance' (expected one of ...)" rather than Foundation's dump.
+func describeDecodingError(_ error: DecodingError) -> String {
+    func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+    switch error {
+    case .dataCorrupted(let context):
+        return context.codingPath.isEmpty ? context.debugDescription : "at \(path(context.codingPath)): \(context.debugDescription)"
+    case .keyNotFound(let key, let context): return "at \(path(context.codingPath + [key])): missing"
+    case .typeMismatch(let type, let context): return "at \(path(context.codingPath)): expected \(type)"
+    case .valueNotFound(let type, let context): return "at \(path(context.codingPath)): expected \(type)"
+    @unknown default: return "\(error)"
+    }
+}
