@@ -227,6 +227,27 @@ struct ControllerBehaviourTests {
         #expect(completion.summary.startedAt == fixes[0].timestamp)
     }
 
+    @Test(arguments: [
+        StepAdvanceCondition.distanceEntryAndExit(entry: 30, exit: 8, minimumHorizontalAccuracy: 32),
+        .distanceEntryAndSnappedExit(entry: 30, exit: 8, minimumHorizontalAccuracy: 32),
+    ])
+    func statefulConditionsWorkAsTheArrivalCondition(arrival: StepAdvanceCondition) throws {
+        var config = NavigationControllerConfig()
+        config.arrival = arrival
+        let c = try controller(config)
+        // Drive the route and 30 m beyond the destination.
+        var line = RouteIndex(route: route).points
+        line.append(Geodesy.destination(from: line[line.count - 1], distance: 30, bearing: 0))
+        var drive = Drive(c)
+        drive.run(LocationSimulator(speed: 4, sampleRate: 1).simulate(along: line))
+        #expect(drive.isComplete)
+        guard case .complete(let completion)? = drive.states.last else { return }
+        // Arrived once 8 m past the destination, not before reaching it.
+        let destination = try #require(route.waypoints.last).coordinate
+        let beyond = Geodesy.distance(completion.location.coordinate, destination)
+        #expect(beyond >= 8 && beyond < 13)
+    }
+
     @Test func stopsAreReachedAndTheDestinationIsNeverDropped() throws {
         let base = TestRoutes.polyline([(0, 300), (90, 300), (0, 300)])
         var twoStops = base

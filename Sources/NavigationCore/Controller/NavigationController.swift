@@ -137,7 +137,8 @@ public struct NavigationController: Sendable {
             location: location, distanceToEndOfStep: index.stepEnd[next.stepIndex] - next.distanceAlong,
             distanceFromCurrentStep: match.distanceFromCurrentStep,
             distanceFromManeuver: Geodesy.distance(location.coordinate, index.coordinate(atDistance: index.stepEnd[next.stepIndex])),
-            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == next.stepIndex + 1, isOnRoute: !isOffRoute)
+            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == next.stepIndex + 1, isOnRoute: !isOffRoute,
+            isFinalStep: next.stepIndex >= approachStepIndex)
         let (advance, conditionState) = condition(for: next.stepIndex).evaluate(context, state: next.conditionState)
         next.conditionState = conditionState
         if advance {

@@ -66,11 +66,15 @@ public struct StepAdvanceContext: Sendable {
     public var matchedNextStep: Bool
     /// True while the deviation tracker considers the vehicle on the route.
     public var isOnRoute: Bool
+    /// True on the last step, whose end is the destination: there is no route beyond it, so an exit is
+    /// measured from the destination point.
+    public var isFinalStep: Bool
 
     public init(
         location: UserLocation, distanceToEndOfStep: Double, distanceFromCurrentStep: Double, distanceFromManeuver: Double,
-        distanceFromRoute: Double, matchedNextStep: Bool, isOnRoute: Bool
+        distanceFromRoute: Double, matchedNextStep: Bool, isOnRoute: Bool, isFinalStep: Bool = false
     ) {
+        self.isFinalStep = isFinalStep
         self.location = location
         self.distanceToEndOfStep = distanceToEndOfStep
         self.distanceFromCurrentStep = distanceFromCurrentStep
@@ -110,7 +114,10 @@ extension StepAdvanceCondition {
                 guard entered else { return (false, .entered(false)) }
             }
             let exited: Bool =
-                if case .distanceEntryAndSnappedExit = self {
+                if context.isFinalStep {
+                    // As an arrival condition: at the destination and then `exit` metres away from it.
+                    context.distanceToEndOfStep <= 0.5 && context.distanceFromManeuver >= exit
+                } else if case .distanceEntryAndSnappedExit = self {
                     -context.distanceToEndOfStep >= exit
                 } else {
                     // Past the maneuver, away from its point, and nearer the route's continuation than the point

@@ -69,7 +69,7 @@ public struct LocationSimulator: Sendable {
             let bearing = Geodesy.bearing(from: a, to: b)
             lastBearing = bearing
             var along = untilNext
-            while along < length {
+            while along < length - 1e-6 {
                 emit(Geodesy.destination(from: a, distance: along, bearing: bearing), bearing: bearing, moving: true)
                 along += spacing
             }
