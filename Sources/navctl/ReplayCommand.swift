@@ -9,11 +9,7 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Run the navigation controller over a recorded track and print one JSON line per fix.",
         discussion: "The output format is described in docs/replay-format.md. The same inputs always give the same bytes.")
 
-    @Option(help: "Route file: navctl's route JSON (docs/route-format.md) or a saved OSRM-format answer.")
-    var route: String
-
-    @Option(help: "Which route of the file, from 1.")
-    var routeNumber: Int = 1
+    @OptionGroup var routeFile: RouteFileOptions
 
     @Option(help: "Track: JSON Lines of fixes (navctl simulate), or GPX.")
     var track: String
@@ -23,7 +19,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let selected = try loadRoute(route, number: routeNumber)
+            let selected = try routeFile.load()
             let configuration = try config.map(loadControllerConfig) ?? NavigationControllerConfig()
             let fixes = try LocationTrackReader.read(try readInput(track))
             let controller = try NavigationController(route: selected, config: configuration)
@@ -43,6 +39,17 @@ struct ReplayCommand: AsyncParsableCommand {
         if case .complete = state { return true }
         return false
     }
+}
+
+/// The route a command works on: a file and which of its routes.
+struct RouteFileOptions: ParsableArguments {
+    @Option(help: "Route file: navctl's route JSON (docs/route-format.md) or a saved OSRM-format answer.")
+    var route: String
+
+    @Option(help: "Which route of the file, from 1.")
+    var routeNumber: Int = 1
+
+    func load() throws -> Route { try loadRoute(route, number: routeNumber) }
 }
 
 /// Reads a route from navctl's route JSON or from an OSRM-format answer (polyline precision 6).

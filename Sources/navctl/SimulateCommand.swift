@@ -8,11 +8,7 @@ struct SimulateCommand: AsyncParsableCommand {
         commandName: "simulate",
         abstract: "Write a simulated drive along a route: JSON Lines of fixes, or NMEA sentences.")
 
-    @Option(help: "Route file: navctl's route JSON (docs/route-format.md) or a saved OSRM-format answer.")
-    var route: String
-
-    @Option(help: "Which route of the file, from 1.")
-    var routeNumber: Int = 1
+    @OptionGroup var routeFile: RouteFileOptions
 
     @Option(help: "Speed, metres per second.")
     var speed: Double = 13.9
@@ -44,7 +40,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let selected = try loadRoute(route, number: routeNumber)
+            let selected = try routeFile.load()
             let simulator = LocationSimulator(
                 speed: speed, sampleRate: rate, noise: noise, seed: seed, lateralBias: lateralBias,
                 startTime: ISO8601Timestamp.parse(start)!)
