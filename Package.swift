@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RouteAdapters", targets: ["RouteAdapters"]),
         .library(name: "RouteClient", targets: ["RouteClient"]),
         .library(name: "TrackFormats", targets: ["TrackFormats"]),
+        .library(name: "NMEA", targets: ["NMEA"]),
         .executable(name: "navctl", targets: ["navctl"]),
         .executable(name: "navbench", targets: ["navbench"]),
     ],
@@ -23,6 +24,15 @@ let package = Package(
         .target(name: "NavigationCore"),
         // Request generators and the OSRM-family response parser. Pure: requests are values, parsing is bytes in, routes out.
         .target(name: "RouteAdapters", dependencies: ["NavigationCore"]),
+        // NMEA 0183: sentence framing, checksums, epoch assembly into fixes, sentence writing. Pure.
+        .target(name: "NMEA", dependencies: ["NavigationCore"]),
+        // libgps (gpsd's client library) and libserialport, as the system provides them.
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(name: "CSerialPort", pkgConfig: "libserialport", providers: [.apt(["libserialport-dev"])]),
+        // A small C shim over libgps: gps_data_t is 24 KB and gps_send is variadic; Swift sees one small struct.
+        .target(name: "CGPSShim", dependencies: ["CGPS"]),
+        // GNSS sources at the edge: gpsd, serial NMEA (libserialport or termios), replay.
+        .target(name: "LocationSources", dependencies: ["NavigationCore", "NMEA", "TrackFormats", "CGPSShim", "CSerialPort"]),
         // Reading recorded tracks (GPX, JSON coordinate lists). Parsing only: callers read the bytes.
         .target(name: "TrackFormats", dependencies: ["NavigationCore"]),
         // The edge: executes route requests over HTTP, custom providers.
@@ -37,13 +47,13 @@ let package = Package(
         .executableTarget(
             name: "navctl",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats",
+                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "navbench",
-            dependencies: ["NavigationCore", "RouteAdapters"]
+            dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources"]
         ),
         .testTarget(
             name: "NavigationCoreTests",
@@ -53,6 +63,15 @@ let package = Package(
             name: "RouteAdaptersTests",
             dependencies: ["NavigationCore", "RouteAdapters", .product(name: "PropertyBased", package: "swift-property-based")],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "NMEATests",
+            dependencies: ["NavigationCore", "NMEA", .product(name: "PropertyBased", package: "swift-property-based")],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "LocationSourcesTests",
+            dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats"]
         ),
         .testTarget(
             name: "TrackFormatsTests",

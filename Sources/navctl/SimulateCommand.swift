@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NavigationCore
+import NMEA
 import TrackFormats
 
 struct SimulateCommand: AsyncParsableCommand {

@@ -3,9 +3,6 @@ import NavigationCore
 
 /// Writes fixes as NMEA 0183 sentences (RMC and GGA with the GP talker), as a simple receiver would send them.
 public enum NMEAWriter {
-    /// User equivalent range error, metres (one sigma): horizontal accuracy (68%) = HDOP × UERE.
-    public static let userEquivalentRangeError = 4.0
-
     /// `$GPRMC` and `$GPGGA` for one fix, each with its checksum, without line endings.
     public static func sentences(for fix: UserLocation) -> [String] {
         let date = fix.timestamp
@@ -20,7 +17,7 @@ public enum NMEAWriter {
         let (lon, ew) = angle(fix.coordinate.longitude, degreesWidth: 3, positive: "E", negative: "W")
         let knots = (fix.speed?.metersPerSecond ?? 0) / 0.514444
         let course = fix.course.map { String(format: "%.1f", $0.degrees) } ?? ""
-        let hdop = max(0.5, fix.horizontalAccuracy / userEquivalentRangeError)
+        let hdop = max(0.5, NMEAAccuracy.hdop(forAccuracy68: fix.horizontalAccuracy))
         let rmc = "GPRMC,\(time),A,\(lat),\(ns),\(lon),\(ew),\(String(format: "%.2f", knots)),\(course),\(dateField),,,A"
         let gga = "GPGGA,\(time),\(lat),\(ns),\(lon),\(ew),1,08,\(String(format: "%.1f", hdop)),10.0,M,18.0,M,,"
         return [rmc, gga].map { "$\($0)*\(checksum($0))" }

@@ -1,0 +1,86 @@
+#include "navd_gps.h"
+
+#include <errno.h>
+#include <gps.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compile-time guard: navd is written against libgps API 11 (gpsd 3.22, Debian 12). Other majors change
+   gps_read()'s prototype and the layout of gps_data_t. */
+#if GPSD_API_MAJOR_VERSION != 11
+#error "navd needs libgps API major version 11 (gpsd 3.22); install Debian 12's libgps-dev"
+#endif
+
+struct navd_gps_connection {
+    struct gps_data_t data;
+};
+
+navd_gps_connection *navd_gps_open(const char *host, const char *port, int *error_out) {
+    navd_gps_connection *connection = calloc(1, sizeof(navd_gps_connection));
+    if (connection == NULL) {
+        *error_out = ENOMEM;
+        return NULL;
+    }
+    errno = 0;
+    if (gps_open(host, port, &connection->data) != 0) {
+        *error_out = errno != 0 ? errno : ECONNREFUSED;
+        free(connection);
+        return NULL;
+    }
+    *error_out = 0;
+    return connection;
+}
+
+int navd_gps_watch(navd_gps_connection *connection, const char *device) {
+    unsigned int flags = WATCH_ENABLE | WATCH_JSON;
+    if (device != NULL && device[0] != '\0') {
+        flags |= WATCH_DEVICE;
+        return gps_stream(&connection->data, flags, (void *)device);
+    }
+    return gps_stream(&connection->data, flags, NULL);
+}
+
+static double finite_or_nan(double value) { return isfinite(value) ? value : NAN; }
+
+int navd_gps_read(navd_gps_connection *connection, int timeout_us, navd_gps_report *report) {
+    struct gps_data_t *data = &connection->data;
+    errno = 0;
+    if (!gps_waiting(data, timeout_us)) {
+        /* gps_waiting() also returns false when the socket failed; errno tells. */
+        return (errno != 0 && errno != EINTR && errno != EAGAIN) ? -1 : 0;
+    }
+    errno = 0;
+    data->set = 0;
+    if (gps_read(data, NULL, 0) == -1) {
+        return -1;
+    }
+    memset(report, 0, sizeof(*report));
+    /* TPV reports set MODE_SET; SKY and other reports leave the (persistent) fix untouched. */
+    report->has_fix_data = (data->set & (MODE_SET | LATLON_SET)) != 0;
+    report->mode = data->fix.mode;
+    report->latlon_set = (data->set & LATLON_SET) != 0;
+    report->latitude = finite_or_nan(data->fix.latitude);
+    report->longitude = finite_or_nan(data->fix.longitude);
+    report->alt_msl = finite_or_nan(data->fix.altMSL);
+    report->eph = finite_or_nan(data->fix.eph);
+    report->track = finite_or_nan(data->fix.track);
+    report->epd = finite_or_nan(data->fix.epd);
+    report->speed = finite_or_nan(data->fix.speed);
+    report->eps = finite_or_nan(data->fix.eps);
+    report->time_sec = (int64_t)data->fix.time.tv_sec;
+    report->time_nsec = (int64_t)data->fix.time.tv_nsec;
+    /* Satellite counts come from SKY reports and persist in gps_data_t between reports. */
+    report->satellites_used = data->satellites_used > 0 ? data->satellites_used : -1;
+    report->satellites_visible = data->satellites_visible > 0 ? data->satellites_visible : -1;
+    report->hdop = finite_or_nan(data->dop.hdop);
+    strncpy(report->device, data->dev.path, sizeof(report->device) - 1);
+    return 1;
+}
+
+void navd_gps_close(navd_gps_connection *connection) {
+    if (connection == NULL) return;
+    (void)gps_stream(&connection->data, WATCH_DISABLE, NULL);
+    gps_close(&connection->data);
+    free(connection);
+}

@@ -1,0 +1,133 @@
+import CGPSShim
+import Foundation
+import NavigationCore
+import NMEA
+
+/// Fixes from gpsd through libgps. A dedicated thread runs `gps_waiting`/`gps_read` and hands copies of plain
+/// Swift values to the feed; NaN fields become nil; `fix.mode` decides validity (gpsd 3.22 leaves `status` at
+/// 0 even on good fixes).
+///
+/// When gpsd stops, the source reports it and reconnects with backoff (0.5 s to 8 s). Because gpsd says
+/// nothing when its device disappears, a watchdog reports ``GNSSSourceStatus/receiverLost(silentFor:)`` when
+/// no fix arrives for `watchdogTimeout` seconds.
+public final class GpsdSource: Sendable {
+    public let host: String
+    public let port: String
+    /// Watch only this device (gpsd's `?WATCH` `device`), or every device when nil.
+    public let device: String?
+    /// Seconds without a fix before the receiver is reported lost.
+    public let watchdogTimeout: Double
+    public let feed = GNSSFeed()
+    private let stopFlag = StopFlag()
+
+    public init(host: String = "127.0.0.1", port: String = "2947", device: String? = nil, watchdogTimeout: Double = 5) {
+        self.host = host
+        self.port = port
+        self.device = device
+        self.watchdogTimeout = watchdogTimeout
+    }
+
+    /// Parses `HOST:PORT` (port defaults to 2947; `[::1]:2947` for IPv6).
+    public static func address(_ text: String) -> (host: String, port: String)? {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            let port = rest.hasPrefix(":") ? String(rest.dropFirst()) : "2947"
+            return host.isEmpty || Int(port) == nil ? nil : (host, port)
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let host = parts.first, !host.isEmpty else { return nil }
+        let port = parts.count == 2 ? String(parts[1]) : "2947"
+        return Int(port).map { _ in (String(host), port) }
+    }
+
+    /// Starts the reader thread.
+    public func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "navd-gpsd"
+        thread.start()
+    }
+
+    /// Stops the reader thread (within about 0.1 s) and finishes the feed.
+    public func stop() {
+        stopFlag.set()
+    }
+
+    private func run() {
+        var backoff = Backoff()
+        let name = "gpsd at \(host):\(port)" + (device.map { " (device \($0))" } ?? "")
+        while !stopFlag.isSet {
+            feed.report(.connecting(name))
+            var error: Int32 = 0
+            guard let connection = navd_gps_open(host, port, &error) else {
+                let delay = backoff.next()
+                feed.report(.disconnected(reason: "cannot connect to \(name): \(String(cString: strerror(error)))", retryIn: delay))
+                stopFlag.sleep(delay)
+                continue
+            }
+            defer { navd_gps_close(connection) }
+            guard navd_gps_watch(connection, device) == 0 else {
+                let delay = backoff.next()
+                feed.report(.disconnected(reason: "\(name) refused the WATCH request", retryIn: delay))
+                stopFlag.sleep(delay)
+                continue
+            }
+            feed.report(.connected(name))
+            readLoop(connection, name: name, backoff: &backoff)
+        }
+        feed.finish()
+    }
+
+    private func readLoop(_ connection: OpaquePointer, name: String, backoff: inout Backoff) {
+        var lastFix = monotonicSeconds()
+        var lost = false
+        var report = navd_gps_report()
+        while !stopFlag.isSet {
+            let result = navd_gps_read(connection, 100_000, &report)
+            if result < 0 {
+                let delay = backoff.next()
+                feed.report(.disconnected(reason: "\(name) closed the connection", retryIn: delay))
+                stopFlag.sleep(delay)
+                return
+            }
+            let now = monotonicSeconds()
+            if result == 1, report.has_fix_data != 0, let reading = Self.reading(from: report) {
+                feed.yield(reading)
+                if reading.fix != nil {
+                    lastFix = now
+                    backoff.reset()
+                    if lost {
+                        lost = false
+                        feed.report(.receiverBack)
+                    }
+                }
+            }
+            if !lost, now - lastFix > watchdogTimeout {
+                lost = true
+                feed.report(.receiverLost(silentFor: now - lastFix))
+            }
+        }
+    }
+
+    /// A reading from one gpsd report: a fix when the mode is 2D or 3D with a finite position.
+    static func reading(from r: navd_gps_report) -> GNSSReading? {
+        func value(_ x: Double) -> Double? { x.isFinite ? x : nil }
+        let time = r.time_sec > 0 ? Date(timeIntervalSince1970: Double(r.time_sec) + Double(r.time_nsec) / 1e9) : nil
+        let mode = GNSSFixMode(rawValue: Int(r.mode)) ?? .noFix
+        let eph = value(r.eph).map(UserLocation.accuracy68(fromConfidence95:))
+        let quality = GNSSQuality(
+            mode: mode, satellitesUsed: r.satellites_used >= 0 ? Int(r.satellites_used) : nil,
+            satellitesInView: r.satellites_visible >= 0 ? Int(r.satellites_visible) : nil, hdop: value(r.hdop),
+            horizontalAccuracy: eph, altitude: value(r.alt_msl))
+        guard mode >= .twoDimensional, r.latlon_set != 0, let lat = value(r.latitude), let lon = value(r.longitude), let time else {
+            return r.mode == 0 ? nil : .noFix(quality, time: time)
+        }
+        let location = UserLocation(
+            coordinate: GeographicCoordinate(latitude: lat, longitude: lon),
+            horizontalAccuracy: eph ?? value(r.hdop).map(NMEAAccuracy.accuracy68(hdop:)) ?? 10,
+            course: value(r.track).map { CourseOverGround(degrees: $0, accuracy: value(r.epd).map(UserLocation.accuracy68(fromConfidence95:))) },
+            speed: value(r.speed).map { Speed(metersPerSecond: $0, accuracy: value(r.eps).map(UserLocation.accuracy68(fromConfidence95:))) },
+            timestamp: time)
+        return .fix(GNSSFix(location: location, quality: quality))
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import NavigationCore
+import NMEA
+
+/// Fixes straight from a serial NMEA receiver.
+///
+/// - `path`: a device (`/dev/ttyACM0`), a symlink (`/dev/navd-gps`, `/dev/serial/by-id/...`, resolved first:
+///   libserialport refuses symlinks), or `auto` (the first port with a known GNSS USB id or product name).
+/// - `baud`: 0 detects the rate by trying common ones until checksummed sentences arrive.
+/// - Backend: libserialport; for devices it refuses (a pty, for example) plain termios, with a status line saying
+///   why.
+/// - When the device disappears (USB unplugged) the source reports it, keeps trying, and resumes when the device
+///   (or its udev symlink) comes back.
+public final class SerialNMEASource: Sendable {
+    public let path: String
+    public let baud: Int
+    public let rollover: GPSWeekRollover
+    public let feed = GNSSFeed()
+    /// Counts from the NMEA parser, updated as data arrives.
+    public var statistics: NMEAStatistics { statisticsBox.withLock { $0 } }
+    private let statisticsBox = Mutex(NMEAStatistics())
+    private let stopFlag = StopFlag()
+    /// Seconds spent listening at each rate while detecting the baud rate.
+    let detectionWindow: Double
+
+    /// Rates tried when `baud` is 0, most common first.
+    public static let candidateBaudRates = [9600, 4800, 38400, 115200, 19200, 57600, 230400]
+
+    public init(path: String, baud: Int = 0, rollover: GPSWeekRollover = .gpsdDefault, detectionWindow: Double = 1.5) {
+        self.path = path
+        self.baud = baud
+        self.rollover = rollover
+        self.detectionWindow = detectionWindow
+    }
+
+    public func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "navd-serial"
+        thread.start()
+    }
+
+    public func stop() { stopFlag.set() }
+
+    /// The device to open: `auto` picks a receiver; symlinks are resolved.
+    func resolveDevice() throws(SerialOpenError) -> String {
+        var device = path
+        if path == "auto" {
+            let ports: [SerialPortInfo]
+            do {
+                ports = try SerialPorts.list()
+            } catch {
+                throw SerialOpenError(description: error.description)
+            }
+            guard let receiver = SerialPorts.findReceiver(in: ports) else {
+                throw SerialOpenError(
+                    description: "no GNSS receiver among the serial ports (\(ports.map(\.path).joined(separator: ", ")); none has a known GNSS USB id or product name")
+            }
+            device = receiver.path
+        }
+        guard FileManager.default.fileExists(atPath: device) else {
+            throw SerialOpenError(description: "serial device \(device) does not exist")
+        }
+        guard let resolved = realpath(device, nil) else {
+            throw SerialOpenError(description: "cannot resolve \(device): \(String(cString: strerror(errno)))")
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Opens with libserialport, falling back to termios for devices it refuses.
+    func open(_ device: String, baud: Int) throws(SerialOpenError) -> (SerialBackend, String) {
+        do {
+            return (try LibSerialPortBackend(path: device, baud: baud), "libserialport")
+        } catch {
+            let backend = try TermiosBackend(path: device, baud: baud)
+            return (backend, "termios (\(error.description))")
+        }
+    }
+
+    private func run() {
+        var backoff = Backoff()
+        var assembler = NMEAEpochAssembler(rollover: rollover)
+        var lastStatistics = NMEAStatistics()
+        while !stopFlag.isSet {
+            let device: String
+            let backend: SerialBackend
+            do {
+                feed.report(.connecting(path))
+                device = try resolveDevice()
+                let (opened, how) = try open(device, baud: baud == 0 ? Self.candidateBaudRates[0] : baud)
+                backend = opened
+                if baud == 0, let detected = detectBaud(backend) {
+                    feed.report(.connected("\(path) → \(device) at \(detected) baud (detected) via \(how)"))
+                } else {
+                    feed.report(.connected("\(path) → \(device)\(baud == 0 ? "" : " at \(baud) baud") via \(how)"))
+                }
+            } catch {
+                let delay = backoff.next()
+                feed.report(.disconnected(reason: error.description, retryIn: delay))
+                stopFlag.sleep(delay)
+                continue
+            }
+            backoff.reset()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var gone = false
+            while !stopFlag.isSet, !gone {
+                let count = buffer.withUnsafeMutableBytes { backend.read($0, timeoutMilliseconds: 100) }
+                guard let count else {
+                    gone = true
+                    break
+                }
+                guard count > 0 else { continue }
+                for reading in assembler.append(buffer[0..<count]) { feed.yield(reading) }
+                if assembler.statistics != lastStatistics {
+                    lastStatistics = assembler.statistics
+                    statisticsBox.withLock { $0 = lastStatistics }
+                }
+            }
+            backend.close()
+            if gone {
+                let delay = backoff.next()
+                feed.report(.disconnected(reason: "serial device \(device) disappeared", retryIn: delay))
+                stopFlag.sleep(delay)
+            }
+        }
+        feed.finish()
+    }
+
+    /// Tries each candidate rate until two checksummed sentences arrive; returns the rate, or nil (the
+    /// backend stays at the first rate).
+    private func detectBaud(_ backend: SerialBackend) -> Int? {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        for rate in Self.candidateBaudRates where !stopFlag.isSet {
+            guard backend.setBaudRate(rate) else { continue }
+            var probe = NMEAEpochAssembler(rollover: rollover)
+            let deadline = monotonicSeconds() + detectionWindow
+            while monotonicSeconds() < deadline, !stopFlag.isSet {
+                guard let count = buffer.withUnsafeMutableBytes({ backend.read($0, timeoutMilliseconds: 100) }) else { return nil }
+                if count > 0 { _ = probe.append(buffer[0..<count]) }
+                if probe.statistics.sentences - probe.statistics.sentencesWithoutChecksum >= 2 { return rate }
+            }
+        }
+        _ = backend.setBaudRate(Self.candidateBaudRates[0])
+        return nil
+    }
+}
+
+import Synchronization

@@ -1,0 +1,289 @@
+import Foundation
+import NavigationCore
+
+/// Counts of what a parser has seen, for diagnostics ("garbage and bad checksums are dropped and counted").
+public struct NMEAStatistics: Hashable, Sendable, Codable {
+    /// Sentences accepted (checksum good or absent).
+    public var sentences = 0
+    /// Sentences dropped for a bad checksum.
+    public var badChecksums = 0
+    /// Lines that were not sentences at all (noise, binary data).
+    public var garbageLines = 0
+    /// Lines longer than the maximum, dropped.
+    public var overlongLines = 0
+    /// Sentences accepted without a checksum.
+    public var sentencesWithoutChecksum = 0
+    /// Accepted sentences of types navd does not use (proprietary, navigation, ...).
+    public var ignoredSentences = 0
+
+    public init() {}
+}
+
+/// Groups sentences into receiver cycles (epochs, by UTC time) and turns them into fixes.
+///
+/// **Emission**: a fix is emitted as soon as its epoch's position is known (not one epoch late, when the next
+/// epoch's first sentence arrives), whatever order the receiver sends its sentences in. Each later sentence of the
+/// same epoch that adds to the fix (speed, course, mode, accuracy, date) emits the fix again, complete so far; the
+/// last emission of an epoch holds everything the receiver said. An epoch that ends without a position emits
+/// ``GNSSReading/noFix(_:time:)`` when the next epoch begins (or on ``finish()``).
+///
+/// **Validity**: GGA quality 0 (and 7, manual input; 8, simulation), RMC and GLL status `V`, GSA mode 1 and the
+/// NMEA 2.3/4.1 mode indicator `N` mean no fix: receivers keep repeating their last position with these, and it
+/// is not a fix. Status `V` with a valid mode indicator (`A`, `D`, `P`, `R`, `F`, `E`) is a fix (some NMEA 4.1
+/// receivers report so). The fix mode is GSA's when the epoch has one; otherwise 3D when GGA or GNS give an
+/// altitude with a valid quality, else 2D.
+///
+/// **Dates**: RMC's two-digit year (80–99 → 19xx, else 20xx) or ZDA's four-digit year; sentences without a date
+/// use the last one seen, advanced past midnight. ``rollover`` decides whether dates 1024 weeks in the past are
+/// corrected (see docs/gnss.md).
+public struct NMEAEpochAssembler: Sendable {
+    public var rollover: GPSWeekRollover
+    public private(set) var statistics = NMEAStatistics()
+
+    private var splitter = NMEALineSplitter()
+    private var epoch = Epoch()
+    /// The last date seen (days since 1970) and the time of day it applied to, for sentences without a date.
+    private var lastDate: (days: Int64, timeOfDay: Double)?
+    /// The mode of the previous epoch that had a fix, for epochs whose sentences cannot tell 2D from 3D.
+    private var previousMode: GNSSFixMode?
+
+    public init(rollover: GPSWeekRollover = .gpsdDefault) {
+        self.rollover = rollover
+    }
+
+    /// Everything known about the current epoch.
+    struct Epoch: Sendable {
+        var timeOfDay: Double?
+        var dateDays: Int64?
+        var latitude: Double?
+        var longitude: Double?
+        var positionValid = false
+        var ggaQuality: Int?
+        var gsaMode: Int?
+        var hasAltitude = false
+        var altitude: Double?
+        var speedKnots: Double?
+        var course: Double?
+        var satellitesUsed: Int?
+        var gsaSatellites = 0
+        var satellitesInView: Int?
+        var hdop: Double?
+        var gstSigmas: (lat: Double, lon: Double)?
+        var emitted: GNSSFix?
+        var sawTimedSentence = false
+    }
+
+    /// Feeds raw bytes (any chunking) and returns the readings they complete.
+    public mutating func append<C: Collection>(_ bytes: C) -> [GNSSReading] where C.Element == UInt8 {
+        var readings: [GNSSReading] = []
+        for line in splitter.append(bytes) { readings += feed(line: line) }
+        statistics.overlongLines = splitter.overlongLines
+        return readings
+    }
+
+    /// Feeds one line.
+    public mutating func feed<C: Collection>(line: C) -> [GNSSReading] where C.Element == UInt8 {
+        let sentence: NMEASentence
+        do {
+            sentence = try NMEASentence.parse(line)
+        } catch .badChecksum {
+            statistics.badChecksums += 1
+            return []
+        } catch {
+            statistics.garbageLines += 1
+            return []
+        }
+        statistics.sentences += 1
+        if !sentence.hadChecksum { statistics.sentencesWithoutChecksum += 1 }
+        return feed(sentence)
+    }
+
+    /// Ends the input: the last epoch, if it had no position, is reported as no fix.
+    public mutating func finish() -> [GNSSReading] {
+        var readings: [GNSSReading] = []
+        closeEpoch(into: &readings)
+        return readings
+    }
+
+    // MARK: - Sentences
+
+    public mutating func feed(_ s: NMEASentence) -> [GNSSReading] {
+        var readings: [GNSSReading] = []
+        switch s.type {
+        case "RMC":
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
+            if let date = NMEAFields.date(s[8]) { setDate(date) }
+            let modeIndicator = s[11].first
+            let valid = s[1] == "A" ? modeIndicator != "N" : Self.validModeIndicator(modeIndicator)
+            setPosition(lat: NMEAFields.latitude(s[2], s[3]), lon: NMEAFields.longitude(s[4], s[5]), valid: valid)
+            if valid {
+                if let knots = NMEAFields.number(s[6]) { epoch.speedKnots = knots }
+                if let course = NMEAFields.number(s[7]) { epoch.course = course }
+            }
+        case "GGA":
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
+            let quality = NMEAFields.integer(s[5])
+            epoch.ggaQuality = quality
+            let valid = quality.map { (1...6).contains($0) } ?? false
+            setPosition(lat: NMEAFields.latitude(s[1], s[2]), lon: NMEAFields.longitude(s[3], s[4]), valid: valid)
+            if let used = NMEAFields.integer(s[6]) { epoch.satellitesUsed = used }
+            if let hdop = NMEAFields.number(s[7]) { epoch.hdop = hdop }
+            if valid, let altitude = NMEAFields.number(s[8]) {
+                epoch.altitude = altitude
+                epoch.hasAltitude = true
+            }
+        case "GNS":
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
+            let modes = Array(s[5])
+            let valid = modes.contains { Self.validModeIndicator($0) }
+            setPosition(lat: NMEAFields.latitude(s[1], s[2]), lon: NMEAFields.longitude(s[3], s[4]), valid: valid)
+            if let used = NMEAFields.integer(s[6]) { epoch.satellitesUsed = used }
+            if let hdop = NMEAFields.number(s[7]) { epoch.hdop = hdop }
+            if valid, let altitude = NMEAFields.number(s[8]) {
+                epoch.altitude = altitude
+                epoch.hasAltitude = true
+            }
+        case "GLL":
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[4]), into: &readings)
+            let modeIndicator = s[6].first
+            let valid = s[5] == "A" ? modeIndicator != "N" : Self.validModeIndicator(modeIndicator)
+            setPosition(lat: NMEAFields.latitude(s[0], s[1]), lon: NMEAFields.longitude(s[2], s[3]), valid: valid)
+        case "GSA":
+            if let mode = NMEAFields.integer(s[1]), (1...3).contains(mode) {
+                // Several GSAs per epoch (one per constellation) report the same mode; keep the best.
+                epoch.gsaMode = max(epoch.gsaMode ?? 0, mode)
+            }
+            epoch.gsaSatellites += (2...13).filter { !s[$0].isEmpty }.count
+            if let hdop = NMEAFields.number(s[15]) { epoch.hdop = hdop }
+        case "VTG":
+            let modeIndicator = s[8].first
+            if modeIndicator != "N" {
+                if let course = NMEAFields.number(s[0]) { epoch.course = course }
+                if let knots = NMEAFields.number(s[4]) {
+                    epoch.speedKnots = knots
+                } else if let kmh = NMEAFields.number(s[6]) {
+                    epoch.speedKnots = kmh / 1.852
+                }
+            }
+        case "GST":
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
+            if let lat = NMEAFields.number(s[5]), let lon = NMEAFields.number(s[6]) { epoch.gstSigmas = (lat, lon) }
+        case "ZDA":
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
+            if let day = NMEAFields.integer(s[1]), let month = NMEAFields.integer(s[2]), let year = NMEAFields.integer(s[3]),
+                (1...12).contains(month), (1...31).contains(day), year >= 1980
+            {
+                setDate((year, month, day))
+            }
+        case "GSV":
+            // Each constellation's GSV group reports its own count in its first message: the sum is all in view.
+            if s[1] == "1", let inView = NMEAFields.integer(s[2]) { epoch.satellitesInView = (epoch.satellitesInView ?? 0) + inView }
+            return readings
+        default:
+            statistics.ignoredSentences += 1
+            return readings
+        }
+        emitIfChanged(into: &readings)
+        return readings
+    }
+
+    static func validModeIndicator(_ c: Character?) -> Bool {
+        guard let c else { return false }
+        return "ADPRFE".contains(c)
+    }
+
+    // MARK: - Epochs
+
+    private mutating func startEpochIfNeeded(_ timeOfDay: Double?, into readings: inout [GNSSReading]) {
+        guard let timeOfDay else { return }
+        if let current = epoch.timeOfDay, abs(current - timeOfDay) < 0.0005 {
+            return
+        }
+        if epoch.sawTimedSentence { closeEpoch(into: &readings) }
+        let carried = epoch
+        epoch = Epoch()
+        // Untimed sentences (GSA, VTG) that arrived before this epoch's first timed sentence belong to it.
+        if !carried.sawTimedSentence {
+            epoch.gsaMode = carried.gsaMode
+            epoch.gsaSatellites = carried.gsaSatellites
+            epoch.speedKnots = carried.speedKnots
+            epoch.course = carried.course
+            epoch.hdop = carried.hdop
+        }
+        epoch.timeOfDay = timeOfDay
+        epoch.sawTimedSentence = true
+        if let lastDate {
+            // Carry the date forward, into the next day when the time of day wrapped around midnight.
+            epoch.dateDays = lastDate.days + (timeOfDay + 1 < lastDate.timeOfDay ? 1 : 0)
+        }
+    }
+
+    private mutating func closeEpoch(into readings: inout [GNSSReading]) {
+        defer { epoch = Epoch() }
+        if let emitted = epoch.emitted { previousMode = emitted.quality.mode }
+        guard epoch.sawTimedSentence, epoch.emitted == nil else { return }
+        readings.append(.noFix(quality(mode: .noFix), time: timestamp()))
+    }
+
+    private mutating func setDate(_ date: (year: Int, month: Int, day: Int)) {
+        let days = ISO8601Timestamp.daysFromCivil(Int64(date.year), Int64(date.month), Int64(date.day))
+        epoch.dateDays = days
+        if let timeOfDay = epoch.timeOfDay { lastDate = (days, timeOfDay) }
+    }
+
+    private mutating func setPosition(lat: Double?, lon: Double?, valid: Bool) {
+        guard valid, let lat, let lon else { return }
+        epoch.latitude = lat
+        epoch.longitude = lon
+        epoch.positionValid = true
+    }
+
+    private func timestamp() -> Date? {
+        guard let timeOfDay = epoch.timeOfDay, let days = epoch.dateDays else { return nil }
+        return rollover.apply(to: Date(timeIntervalSince1970: Double(days) * 86_400 + timeOfDay))
+    }
+
+    private func mode() -> GNSSFixMode {
+        // GSA states the fix type; trust it over an inference from GGA's altitude field (receivers keep a held
+        // altitude in GGA during 2D fixes). gpsd 3.22 reports 3D there: see docs/gnss.md.
+        if let gsa = epoch.gsaMode { return GNSSFixMode(rawValue: gsa) ?? .noFix }
+        if epoch.hasAltitude { return .threeDimensional }
+        // Only RMC/GLL/VTG this epoch: they cannot tell 2D from 3D, so the previous epoch's mode stands.
+        if epoch.ggaQuality == nil, let previousMode, previousMode >= .twoDimensional { return previousMode }
+        return .twoDimensional
+    }
+
+    private func quality(mode: GNSSFixMode) -> GNSSQuality {
+        var accuracy: Double?
+        if let sigmas = epoch.gstSigmas {
+            accuracy = NMEAAccuracy.accuracy68(latitudeSigma: sigmas.lat, longitudeSigma: sigmas.lon)
+        } else if let hdop = epoch.hdop {
+            accuracy = NMEAAccuracy.accuracy68(hdop: hdop)
+        }
+        return GNSSQuality(
+            mode: mode, satellitesUsed: epoch.satellitesUsed ?? (epoch.gsaSatellites > 0 ? epoch.gsaSatellites : nil),
+            satellitesInView: epoch.satellitesInView, hdop: epoch.hdop, horizontalAccuracy: accuracy, altitude: epoch.altitude)
+    }
+
+    /// Emits the epoch's fix when it has a position and differs from what was last emitted for this epoch.
+    private mutating func emitIfChanged(into readings: inout [GNSSReading]) {
+        guard epoch.positionValid, let lat = epoch.latitude, let lon = epoch.longitude, let time = timestamp() else { return }
+        let mode = mode()
+        guard mode >= .twoDimensional else { return }
+        let quality = quality(mode: mode)
+        let location = UserLocation(
+            coordinate: GeographicCoordinate(latitude: lat, longitude: lon),
+            horizontalAccuracy: quality.horizontalAccuracy ?? NMEAAccuracy.accuracy68(hdop: 2),
+            course: epoch.course.map { CourseOverGround(degrees: $0) },
+            speed: epoch.speedKnots.map { Speed(metersPerSecond: $0 * NMEAUnits.metersPerSecondPerKnot) }, timestamp: time)
+        let fix = GNSSFix(location: location, quality: quality)
+        guard fix != epoch.emitted else { return }
+        epoch.emitted = fix
+        readings.append(.fix(fix))
+    }
+}
+
+enum NMEAUnits {
+    /// 1852 m / 3600 s.
+    static let metersPerSecondPerKnot = 1852.0 / 3600.0
+}
