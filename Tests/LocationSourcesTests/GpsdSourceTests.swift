@@ -1,0 +1,161 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NMEA
+import Testing
+
+/// The gpsd source against a real gpsd: gpsfake replaying logs, and gpsd reading a socat pty.
+@Suite("gpsd source with a real gpsd", .serialized)
+struct GpsdSourceTests {
+    static func gpsfake(_ log: URL, port: Int, once: Bool = true, cycle: String = "0.01") throws -> ExternalProcess {
+        try ExternalProcess("gpsfake", (once ? ["-1"] : []) + ["-q", "-P", String(port), "-c", cycle, log.path])
+    }
+
+    /// Every fix gpsd delivers equals the NMEA parser's fix for the same receiver time. (gpsfake paces NMEA at
+    /// about one receiver cycle per second whatever its -c, so a handful of fixes keeps the test short.)
+    static func checkSameFixes(_ log: URL, minimum: Int) async throws {
+        let expected = try Fixtures.parsedFixes(log)
+        let port = freePort()
+        let fake = try Self.gpsfake(log, port: port)
+        let source = GpsdSource(host: "127.0.0.1", port: String(port))
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        let enough = await recorder.wait(seconds: 20) { $0.fixes.count >= minimum }
+        #expect(enough, "only \(recorder.fixes.count) fixes from gpsd; statuses: \(recorder.statuses); gpsfake: \(fake.output.suffix(500))")
+        var compared = 0
+        for fix in recorder.fixes {
+            let time = ISO8601Timestamp.format(fix.location.timestamp)
+            guard let ours = expected[time] else {
+                Issue.record("gpsd reported a fix at \(time) that the parser did not")
+                continue
+            }
+            #expect(abs(fix.location.coordinate.latitude - ours.location.coordinate.latitude) < 1e-7, "\(time)")
+            #expect(abs(fix.location.coordinate.longitude - ours.location.coordinate.longitude) < 1e-7, "\(time)")
+            compared += 1
+        }
+        #expect(compared >= minimum)
+        #expect(recorder.statuses.contains { $0.hasPrefix("connected to gpsd at 127.0.0.1:\(port)") })
+    }
+
+    @Test func aRealReceiverLogGivesTheParsersFixes() async throws {
+        try await Self.checkSameFixes(Fixtures.corpusLog("navika-100-fix"), minimum: 6)
+    }
+
+    @Test func aHelsinkiDriveGivesTheParsersFixes() async throws {
+        let drive = try Fixtures.helsinkiDrive()
+        defer { try? FileManager.default.removeItem(at: drive) }
+        try await Self.checkSameFixes(drive, minimum: 6)
+    }
+
+    @Test func reconnectsWhenGpsdStopsAndComesBack() async throws {
+        let drive = try Fixtures.helsinkiDrive()
+        defer { try? FileManager.default.removeItem(at: drive) }
+        let port = freePort()
+        var fake: ExternalProcess? = try Self.gpsfake(drive, port: port, once: false, cycle: "0.05")
+        let source = GpsdSource(host: "127.0.0.1", port: String(port))
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 20) { $0.fixes.count >= 3 }, "no fixes before the restart: \(recorder.statuses)")
+        fake?.stop()
+        fake = nil
+        #expect(await recorder.wait(seconds: 10) { $0.statuses.contains { $0.contains("closed the connection") || $0.contains("cannot connect") } },
+            "the stop was not reported: \(recorder.statuses)")
+        let before = recorder.fixes.count
+        fake = try Self.gpsfake(drive, port: port, once: false, cycle: "0.05")
+        #expect(await recorder.wait(seconds: 30) { $0.fixes.count >= before + 3 }, "fixes did not resume: \(recorder.statuses)")
+        let connects = recorder.statuses.filter { $0.hasPrefix("connected to gpsd") }.count
+        #expect(connects >= 2, "\(recorder.statuses)")
+        fake?.stop()
+    }
+
+    @Test func theWatchdogReportsASilentReceiver() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navd-pty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let device = directory.appendingPathComponent("gps").path, feeder = directory.appendingPathComponent("feeder").path
+        let socat = try ExternalProcess("socat", ["-d", "-d", "pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feeder)"])
+        defer { socat.stop() }
+        #expect(await waitForFile(feeder), "socat made no pty: \(socat.output)")
+        let port = freePort()
+        let gpsd = try ExternalProcess("gpsd", ["-N", "-n", "-b", "-S", String(port), "-F", directory.appendingPathComponent("control").path, device])
+        defer { gpsd.stop() }
+        let source = GpsdSource(host: "127.0.0.1", port: String(port), watchdogTimeout: 1.0)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        // Feed the pty at 5 Hz until fixes arrive, then go silent.
+        let writer = try PtyWriter(path: feeder)
+        let drive = try Fixtures.helsinkiDrive()
+        defer { try? FileManager.default.removeItem(at: drive) }
+        let lines = try String(contentsOf: drive, encoding: .utf8).split(whereSeparator: \.isNewline).map { $0 + "\r\n" }
+        var next = 0
+        func feed(_ count: Int) async {
+            for _ in 0..<count where next < lines.count {
+                writer.write(String(lines[next]))
+                next += 1
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(500))
+        source.start()
+        defer { source.stop() }
+        await feed(40)
+        #expect(recorder.fixes.count >= 3, "no fixes through gpsd: \(recorder.statuses) \(gpsd.output.suffix(300))")
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("receiver lost") } }, "\(recorder.statuses)")
+        await feed(20)
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("receiver back") } }, "\(recorder.statuses)")
+    }
+
+    @Test func noGpsdIsReportedAndRetried() async throws {
+        let port = freePort()
+        let source = GpsdSource(host: "127.0.0.1", port: String(port))
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.contains("cannot connect to gpsd at 127.0.0.1:\(port)") && $0.contains("retrying") } },
+            "\(recorder.statuses)")
+    }
+
+    @Test(arguments: [
+        ("127.0.0.1:2947", "127.0.0.1", "2947"), ("localhost", "localhost", "2947"), ("[::1]:3000", "::1", "3000"), ("gps.local:12", "gps.local", "12"),
+    ])
+    func addresses(text: String, host: String, port: String) throws {
+        let parsed = try #require(GpsdSource.address(text))
+        #expect(parsed.host == host)
+        #expect(parsed.port == port)
+    }
+
+    @Test(arguments: ["", ":2947", "host:port", "a:b:c"])
+    func badAddresses(text: String) {
+        #expect(GpsdSource.address(text) == nil)
+    }
+}
+
+/// Waits (at most 5 s) for a file, such as a pty link socat creates, to appear.
+func waitForFile(_ path: String) async -> Bool {
+    for _ in 0..<100 {
+        if FileManager.default.fileExists(atPath: path) { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return false
+}
+
+/// Writes into the feeding end of a socat pty pair with plain write(2).
+final class PtyWriter: @unchecked Sendable {
+    let fd: Int32
+
+    init(path: String) throws {
+        fd = open(path, O_WRONLY | O_NOCTTY)
+        guard fd >= 0 else {
+            Issue.record("cannot open \(path): \(String(cString: strerror(errno)))")
+            throw CancellationError()
+        }
+    }
+
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    deinit { close(fd) }
+}
