@@ -32,8 +32,9 @@ public enum GNSSSourceStatus: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The two streams every source offers: readings (only the newest is kept for a slow consumer: an old fix is
-/// worth nothing) and status changes (rare, never dropped).
+/// The two streams every source offers: readings and status changes (rare, never dropped). A live source keeps
+/// only the newest reading for a slow consumer (an old fix is worth nothing); a replay keeps every reading (its
+/// input is already in memory, and a replay exists to show every fix).
 public final class GNSSFeed: Sendable {
     public let readings: AsyncStream<GNSSReading>
     public let statuses: AsyncStream<GNSSSourceStatus>
@@ -41,8 +42,9 @@ public final class GNSSFeed: Sendable {
     private let statusContinuation: AsyncStream<GNSSSourceStatus>.Continuation
     private let lastStatus = Mutex<GNSSSourceStatus?>(nil)
 
-    public init() {
-        (readings, readingContinuation) = AsyncStream.makeStream(of: GNSSReading.self, bufferingPolicy: .bufferingNewest(1))
+    public init(keepEveryReading: Bool = false) {
+        (readings, readingContinuation) = AsyncStream.makeStream(
+            of: GNSSReading.self, bufferingPolicy: keepEveryReading ? .unbounded : .bufferingNewest(1))
         (statuses, statusContinuation) = AsyncStream.makeStream(of: GNSSSourceStatus.self, bufferingPolicy: .unbounded)
     }
 

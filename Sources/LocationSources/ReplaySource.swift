@@ -27,7 +27,7 @@ public enum ReplayPacing: Hashable, Sendable {
 public final class ReplaySource: Sendable {
     public let readings: [GNSSReading]
     public let pacing: ReplayPacing
-    public let feed = GNSSFeed()
+    public let feed = GNSSFeed(keepEveryReading: true)
     private let sleep: @Sendable (Double) async throws -> Void
 
     public init(

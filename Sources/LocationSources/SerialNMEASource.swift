@@ -146,3 +146,15 @@ public final class SerialNMEASource: Sendable {
 }
 
 import Synchronization
+
+/// Opening a device with one backend, for diagnostics and tests.
+public enum SerialProbe {
+    /// Opens and closes `path` with libserialport; throws its error (naming the path) when it refuses.
+    public static func openWithLibSerialPort(_ path: String, baud: Int = 9600) throws {
+        do {
+            try LibSerialPortBackend(path: path, baud: baud).close()
+        } catch {
+            throw SerialPorts.Failure(description: error.description)
+        }
+    }
+}

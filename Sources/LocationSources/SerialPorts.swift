@@ -14,6 +14,20 @@ public struct SerialPortInfo: Hashable, Sendable, Codable {
     public var product: String?
     public var serialNumber: String?
 
+    public init(
+        path: String, description: String? = nil, transport: String, usbVendorID: Int? = nil, usbProductID: Int? = nil,
+        manufacturer: String? = nil, product: String? = nil, serialNumber: String? = nil
+    ) {
+        self.path = path
+        self.description = description
+        self.transport = transport
+        self.usbVendorID = usbVendorID
+        self.usbProductID = usbProductID
+        self.manufacturer = manufacturer
+        self.product = product
+        self.serialNumber = serialNumber
+    }
+
     /// What kind of GNSS receiver this looks like, or nil.
     public var gnssMatch: String? { KnownGNSSReceivers.match(self) }
 }

@@ -1,0 +1,177 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NMEA
+import Testing
+
+/// The serial source on real ptys made by socat (termios backend), and libserialport itself.
+@Suite("Serial NMEA source", .serialized)
+struct SerialSourceTests {
+    /// A socat pty pair: `device` is what the source opens, `feeder` where the test writes NMEA.
+    final class PtyPair: @unchecked Sendable {
+        let directory: URL
+        let device: String
+        let feeder: String
+        var socat: ExternalProcess?
+
+        init() async throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("navd-serial-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            device = directory.appendingPathComponent("gps").path
+            feeder = directory.appendingPathComponent("feeder").path
+            try await start()
+        }
+
+        func start() async throws {
+            socat = try ExternalProcess("socat", ["-d", "-d", "pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feeder)"])
+            #expect(await waitForFile(feeder), "socat made no pty: \(socat?.output ?? "")")
+        }
+
+        func stop() {
+            socat?.stop()
+            socat = nil
+        }
+
+        deinit {
+            socat?.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    static func driveLines() throws -> [String] {
+        let drive = try Fixtures.helsinkiDrive()
+        defer { try? FileManager.default.removeItem(at: drive) }
+        return try String(contentsOf: drive, encoding: .utf8).split(whereSeparator: \.isNewline).map { $0 + "\r\n" }
+    }
+
+    @Test func nmeaWrittenIntoAPtyArrivesAsFixes() async throws {
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }, "\(recorder.statuses)")
+        let writer = try PtyWriter(path: pty.feeder)
+        let lines = try Self.driveLines()
+        for line in lines.prefix(20) {
+            writer.write(line)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= 10 }, "\(recorder.fixes.count) fixes; \(recorder.statuses)")
+        // libserialport refuses a pty; the termios backend took over and said why.
+        let connected = try #require(recorder.statuses.first { $0.hasPrefix("connected to") })
+        #expect(connected.contains("termios ("), "\(connected)")
+        // The fixes are the parser's fixes for the same sentences.
+        var assembler = NMEAEpochAssembler(rollover: .none)
+        let expected = lines.prefix(20).flatMap { assembler.append(Array($0.utf8)) }.compactMap(\.fix)
+        for fix in recorder.fixes {
+            #expect(expected.contains(fix), "\(fix.location.timestamp)")
+        }
+    }
+
+    @Test func garbageAndBadChecksumsAreDroppedAndCounted() async throws {
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } })
+        let writer = try PtyWriter(path: pty.feeder)
+        let lines = try Self.driveLines()
+        for (i, line) in lines.prefix(10).enumerated() {
+            writer.write("\u{1}\u{2}garbage \(i)\r\n")
+            writer.write("$GPGGA,120000,6010.0,N,02456.0,E,1,08,0.9,10.0,M,18.0,M,,*00\r\n")
+            writer.write(line)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await recorder.wait(seconds: 5) { _ in source.statistics.sentences >= 10 })
+        let statistics = source.statistics
+        #expect(statistics.badChecksums == 10)
+        #expect(statistics.garbageLines == 10)
+        #expect(statistics.sentences == 10)
+        #expect(recorder.fixes.count >= 4)
+    }
+
+    @Test func aPtyThatDisappearsAndComesBackIsReconnected() async throws {
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        let lines = try Self.driveLines()
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } })
+        var writer: PtyWriter? = try PtyWriter(path: pty.feeder)
+        for line in lines.prefix(6) { writer?.write(line) }
+        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= 2 })
+        // Unplug: the pty pair goes away.
+        writer = nil
+        pty.stop()
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.contains("disappeared") || $0.contains("does not exist") } },
+            "\(recorder.statuses)")
+        let before = recorder.fixes.count
+        // Plug back in: the same link name appears again.
+        try await pty.start()
+        #expect(await recorder.wait(seconds: 10) { $0.statuses.filter { $0.hasPrefix("connected to") }.count >= 2 }, "\(recorder.statuses)")
+        writer = try PtyWriter(path: pty.feeder)
+        for line in lines[6..<16] { writer?.write(line) }
+        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= before + 3 }, "\(recorder.statuses)")
+    }
+
+    @Test func theBaudRateIsDetected() async throws {
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 0, rollover: .none, detectionWindow: 1)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        let writer = try PtyWriter(path: pty.feeder)
+        let lines = try Self.driveLines()
+        source.start()
+        defer { source.stop() }
+        for line in lines.prefix(30) {
+            writer.write(line)
+            try await Task.sleep(for: .milliseconds(50))
+            if recorder.statuses.contains(where: { $0.hasPrefix("connected to") }) { break }
+        }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.contains("baud (detected)") } }, "\(recorder.statuses)")
+    }
+
+    @Test func aMissingDeviceIsAClearErrorNamingThePath() async throws {
+        let source = SerialNMEASource(path: "/dev/ttyNAVD-missing", baud: 9600)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.contains("/dev/ttyNAVD-missing does not exist") && $0.contains("retrying") } },
+            "\(recorder.statuses)")
+    }
+
+    @Test func libserialportEnumeratesAndNamesMissingPorts() throws {
+        // Enumeration runs (this machine may have no serial ports at all; what it lists must be well-formed).
+        let ports = try SerialPorts.list()
+        for port in ports {
+            #expect(port.path.hasPrefix("/dev/"))
+            #expect(["usb", "bluetooth", "native"].contains(port.transport))
+        }
+        #expect {
+            try SerialProbe.openWithLibSerialPort("/dev/ttyNAVD-missing")
+        } throws: { error in
+            "\(error)".contains("/dev/ttyNAVD-missing")
+        }
+    }
+
+    @Test(arguments: [
+        (0x1546, 0x01a8, "u-blox receiver"), (0x10c4, 0xea60, "Silicon Labs CP210x (common in GNSS modules)"),
+        (0x067b, 0x2303, "Prolific PL2303 (BU-353 and similar)"), (0x091e, 0x0003, "Garmin USB receiver"),
+        (0x0e8d, 0x3329, "MediaTek GPS"), (0x1163, 0x0200, "Cypress M8 (DeLorme Earthmate)"),
+    ])
+    func knownReceiversAreRecognised(vendor: Int, product: Int, name: String) {
+        let port = SerialPortInfo(path: "/dev/ttyUSB0", transport: "usb", usbVendorID: vendor, usbProductID: product)
+        #expect(port.gnssMatch == name)
+        #expect(SerialPorts.findReceiver(in: [SerialPortInfo(path: "/dev/ttyS0", transport: "native"), port])?.path == "/dev/ttyUSB0")
+    }
+
+    @Test func productDescriptionsAreTheFallback() {
+        let keyboard = SerialPortInfo(path: "/dev/ttyACM0", description: "USB Keyboard", transport: "usb", usbVendorID: 0x1234, usbProductID: 1)
+        let gps = SerialPortInfo(path: "/dev/ttyACM1", description: "u-blox 7 - GPS/GNSS Receiver", transport: "usb", usbVendorID: 0x9999, usbProductID: 1)
+        #expect(keyboard.gnssMatch == nil)
+        #expect(SerialPorts.findReceiver(in: [keyboard, gps])?.path == "/dev/ttyACM1")
+        #expect(SerialPorts.findReceiver(in: [keyboard]) == nil)
+    }
+}
