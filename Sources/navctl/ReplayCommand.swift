@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NavigationCore
+import LocationSources
 import TrackFormats
 
 struct ReplayCommand: AsyncParsableCommand {
@@ -11,7 +12,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var routeFile: RouteFileOptions
 
-    @Option(help: "Track: JSON Lines of fixes (navctl simulate), or GPX.")
+    @Option(help: "Track: JSON Lines of fixes (navctl simulate), GPX, an NMEA log, or a gpsd JSON log (gpspipe -w).")
     var track: String
 
     @Option(help: "Controller configuration, JSON (docs/controller.md). Default: the car defaults.")
@@ -21,7 +22,15 @@ struct ReplayCommand: AsyncParsableCommand {
         try await reportingErrors {
             let selected = try routeFile.load()
             let configuration = try config.map(loadControllerConfig) ?? NavigationControllerConfig()
-            let fixes = try LocationTrackReader.read(try readInput(track))
+            let fixes: [UserLocation]
+            do {
+                fixes = try ReplaySource.readings(from: try readInput(track)).compactMap(\.fix?.location)
+            } catch let error as CommandFailure {
+                throw error
+            } catch {
+                throw CommandFailure("\(track): \(error)")
+            }
+            guard !fixes.isEmpty else { throw CommandFailure("\(track) has no fixes") }
             let controller = try NavigationController(route: selected, config: configuration)
             let encoder = makeJSONEncoder(pretty: false)
             var output = ""
