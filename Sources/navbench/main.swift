@@ -4,6 +4,8 @@ import Foundation
 //
 //   swift run -c release navbench route-parse [--steps N] [--iterations K]
 //   swift run -c release navbench controller
+//   swift run -c release navbench nmea [CORPUS_DIR]
+//   swift run -c release navbench pty-latency
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -19,7 +21,11 @@ case "route-parse":
     RouteParseBenchmark(steps: option("--steps", default: 4000), iterations: option("--iterations", default: 10)).run()
 case "controller":
     ControllerBenchmark().run()
+case "nmea":
+    NMEABenchmark.throughput(corpus: arguments.count > 1 ? arguments[1] : "Tests/NMEATests/Fixtures/nmea-corpus")
+case "pty-latency":
+    await NMEABenchmark.ptyLatency()
 default:
-    FileHandle.standardError.write(Data("usage: navbench route-parse [--steps N] [--iterations K] | controller\n".utf8))
+    FileHandle.standardError.write(Data("usage: navbench route-parse [--steps N] [--iterations K] | controller | nmea [CORPUS_DIR] | pty-latency\n".utf8))
     exit(2)
 }

@@ -112,9 +112,14 @@ struct SerialSourceTests {
         // Plug back in: the same link name appears again.
         try await pty.start()
         #expect(await recorder.wait(seconds: 10) { $0.statuses.filter { $0.hasPrefix("connected to") }.count >= 2 }, "\(recorder.statuses)")
+        // socat configures the new pair right after creating it; let it settle before writing.
+        try await Task.sleep(for: .milliseconds(500))
         writer = try PtyWriter(path: pty.feeder)
-        for line in lines[6..<16] { writer?.write(line) }
-        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= before + 3 }, "\(recorder.statuses)")
+        for line in lines[6..<30] {
+            writer?.write(line)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= before + 3 }, "\(recorder.fixes.count - before) new fixes; \(recorder.statuses)")
     }
 
     @Test func theBaudRateIsDetected() async throws {

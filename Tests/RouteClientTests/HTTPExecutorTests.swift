@@ -56,7 +56,8 @@ struct HTTPExecutorTests {
     }
 
     @Test func connectionRefusedNamesTheServer() async throws {
-        let port = try await TestHTTPServer.closedPort()
+        let refusing = try TestHTTPServer.RefusingPort()
+        let port = refusing.port
         let executor = RouteHTTPExecutor()
         await #expect {
             try await RouteFetcher(source: .http(.osrm(baseURL: "http://127.0.0.1:\(port)")), executor: executor).routes(for: Self.query)
@@ -66,6 +67,7 @@ struct HTTPExecutorTests {
                 && error.description.contains("connection refused")
         }
         try await executor.shutdown()
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func aServerThatNeverAnswersTimesOut() async throws {

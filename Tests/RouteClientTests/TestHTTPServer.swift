@@ -49,13 +49,26 @@ final class TestHTTPServer: Sendable {
         try? await channel.close()
     }
 
-    /// A port on 127.0.0.1 that nothing listens on (bound, then released).
-    static func closedPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 1
-        try await channel.close()
-        return port
+    /// A port on 127.0.0.1 that refuses connections: bound but not listening, and kept bound until the value is
+    /// released, so that no other test's server can take it meanwhile.
+    final class RefusingPort: @unchecked Sendable {
+        let port: Int
+        private let fd: Int32
+
+        init() throws {
+            let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, length) } }
+            guard socketFD >= 0, bound == 0 else { throw CancellationError() }
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) } }
+            fd = socketFD
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(fd) }
     }
 
     private final class Handler: ChannelInboundHandler {

@@ -1,0 +1,94 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NMEA
+
+/// NMEA parsing throughput over the 30 real receiver captures, and the latency from a sentence written into a
+/// pty to the fix the serial source emits.
+struct NMEABenchmark {
+    /// Parses every corpus log `repeats` times; prints MB/s and sentences/s (median of 5 runs).
+    static func throughput(corpus: String, repeats: Int = 20) {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []).filter { $0.hasSuffix(".log") }.sorted()
+        guard !files.isEmpty else {
+            FileHandle.standardError.write(Data("navbench: no .log files in \(corpus)\n".utf8))
+            exit(1)
+        }
+        var data = Data()
+        for file in files { data += (try? Data(contentsOf: URL(fileURLWithPath: corpus).appendingPathComponent(file))) ?? Data() }
+        var input = Data()
+        for _ in 0..<repeats { input += data }
+        let clock = ContinuousClock()
+        var seconds: [Double] = []
+        var sentences = 0
+        for _ in 0..<5 {
+            var assembler = NMEAEpochAssembler()
+            var readings = 0
+            let elapsed = clock.measure {
+                readings = assembler.append(input).count
+            }
+            precondition(readings > 0)
+            sentences = assembler.statistics.sentences
+            seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        seconds.sort()
+        let median = seconds[2]
+        let megabytes = Double(input.count) / 1e6
+        print("nmea: \(files.count) logs × \(repeats) = \(String(format: "%.2f", megabytes)) MB, \(sentences) sentences")
+        print("nmea: throughput \(String(format: "%.1f", megabytes / median)) MB/s, \(String(format: "%.0f", Double(sentences) / median)) sentences/s (median of 5)")
+    }
+
+    /// Writes RMC+GGA pairs into a socat pty at 10 Hz and measures write → fix emitted by the serial source.
+    static func ptyLatency(samples: Int = 300) async {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navbench-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let device = directory.appendingPathComponent("gps").path, feeder = directory.appendingPathComponent("feeder").path
+        let socat = Process()
+        socat.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+        socat.arguments = ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feeder)"]
+        do { try socat.run() } catch {
+            FileHandle.standardError.write(Data("navbench: cannot start socat (apt-get install socat): \(error)\n".utf8))
+            exit(1)
+        }
+        defer { socat.terminate() }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: feeder) { try? await Task.sleep(for: .milliseconds(20)) }
+        let source = SerialNMEASource(path: device, baud: 115200, rollover: .none)
+        source.start()
+        defer { source.stop() }
+        var statuses = source.feed.statuses.makeAsyncIterator()
+        while let status = await statuses.next() { if case .connected = status { break } }
+        let fd = open(feeder, O_WRONLY | O_NOCTTY)
+        guard fd >= 0 else { exit(1) }
+        defer { close(fd) }
+        var readings = source.feed.readings.makeAsyncIterator()
+        var latencies: [Double] = []
+        let start = Date(timeIntervalSince1970: 1_795_241_290)
+        for i in 0..<samples + 5 {
+            let fix = UserLocation(
+                coordinate: GeographicCoordinate(latitude: 60.17 + Double(i) * 1e-5, longitude: 24.94), horizontalAccuracy: 3,
+                course: CourseOverGround(degrees: 10), speed: Speed(metersPerSecond: 10), timestamp: start.addingTimeInterval(Double(i) * 0.1))
+            let text = NMEAWriter.sentences(for: fix).map { $0 + "\r\n" }.joined()
+            let bytes = Array(text.utf8)
+            let written = monotonicNow()
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // The first emission of this epoch (at its RMC) is the fix a navigation loop would use.
+            while let reading = await readings.next() {
+                // NMEA carries centiseconds: compare within 5 ms.
+                if let time = reading.fix?.location.timestamp, abs(time.timeIntervalSince(fix.timestamp)) < 0.005 {
+                    if i >= 5 { latencies.append(monotonicNow() - written) }
+                    break
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        latencies.sort()
+        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000 }
+        print("pty-latency: \(latencies.count) fixes, write into pty → fix from the serial source: p50 \(String(format: "%.2f", percentile(0.5))) ms, p99 \(String(format: "%.2f", percentile(0.99))) ms, max \(String(format: "%.2f", (latencies.last ?? 0) * 1000)) ms")
+    }
+
+    static func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
