@@ -124,25 +124,11 @@ public struct NMEAEpochAssembler: Sendable {
             startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
             let quality = NMEAFields.integer(s[5])
             epoch.ggaQuality = quality
-            let valid = quality.map { (1...6).contains($0) } ?? false
-            setPosition(lat: NMEAFields.latitude(s[1], s[2]), lon: NMEAFields.longitude(s[3], s[4]), valid: valid)
-            if let used = NMEAFields.integer(s[6]) { epoch.satellitesUsed = used }
-            if let hdop = NMEAFields.number(s[7]) { epoch.hdop = hdop }
-            if valid, let altitude = NMEAFields.number(s[8]) {
-                epoch.altitude = altitude
-                epoch.hasAltitude = true
-            }
+            readFixSentence(s, valid: quality.map { (1...6).contains($0) } ?? false)
         case "GNS":
             startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
-            let modes = Array(s[5])
-            let valid = modes.contains { Self.validModeIndicator($0) }
-            setPosition(lat: NMEAFields.latitude(s[1], s[2]), lon: NMEAFields.longitude(s[3], s[4]), valid: valid)
-            if let used = NMEAFields.integer(s[6]) { epoch.satellitesUsed = used }
-            if let hdop = NMEAFields.number(s[7]) { epoch.hdop = hdop }
-            if valid, let altitude = NMEAFields.number(s[8]) {
-                epoch.altitude = altitude
-                epoch.hasAltitude = true
-            }
+            // One mode indicator per constellation; any valid one makes a fix.
+            readFixSentence(s, valid: s[5].contains { Self.validModeIndicator($0) })
         case "GLL":
             startEpochIfNeeded(NMEAFields.timeOfDay(s[4]), into: &readings)
             let modeIndicator = s[6].first
@@ -185,6 +171,17 @@ public struct NMEAEpochAssembler: Sendable {
         }
         emitIfChanged(into: &readings)
         return readings
+    }
+
+    /// GGA and GNS share their layout from field 1: position, (quality or modes), satellites used, HDOP, altitude.
+    private mutating func readFixSentence(_ s: NMEASentence, valid: Bool) {
+        setPosition(lat: NMEAFields.latitude(s[1], s[2]), lon: NMEAFields.longitude(s[3], s[4]), valid: valid)
+        if let used = NMEAFields.integer(s[6]) { epoch.satellitesUsed = used }
+        if let hdop = NMEAFields.number(s[7]) { epoch.hdop = hdop }
+        if valid, let altitude = NMEAFields.number(s[8]) {
+            epoch.altitude = altitude
+            epoch.hasAltitude = true
+        }
     }
 
     static func validModeIndicator(_ c: Character?) -> Bool {
