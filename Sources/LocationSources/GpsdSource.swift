@@ -13,7 +13,8 @@ import NMEA
 public final class GpsdSource: Sendable {
     public let host: String
     public let port: String
-    /// Watch only this device (gpsd's `?WATCH` `device`), or every device when nil.
+    /// Watch only this device (gpsd's `?WATCH` `device`, and reports from other devices are dropped), or every
+    /// device when nil. The path as gpsd knows it (as given to gpsd).
     public let device: String?
     /// Seconds without a fix before the receiver is reported lost.
     public let watchdogTimeout: Double
@@ -91,7 +92,7 @@ public final class GpsdSource: Sendable {
                 return
             }
             let now = monotonicSeconds()
-            if result == 1, report.has_fix_data != 0, let reading = Self.reading(from: report) {
+            if result == 1, report.has_fix_data != 0, isSelectedDevice(report), let reading = Self.reading(from: report) {
                 feed.yield(reading)
                 if reading.fix != nil {
                     lastFix = now
@@ -107,6 +108,16 @@ public final class GpsdSource: Sendable {
                 feed.report(.receiverLost(silentFor: now - lastFix))
             }
         }
+    }
+
+    /// True when the report comes from the watched device (or no device was selected). gpsd tags each report
+    /// with its device; the WATCH request alone does not keep every other device's reports out.
+    private func isSelectedDevice(_ report: navd_gps_report) -> Bool {
+        guard let device, !device.isEmpty else { return true }
+        let reported = withUnsafeBytes(of: report.device) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return reported.isEmpty || reported == device
     }
 
     /// A reading from one gpsd report: a fix when the mode is 2D or 3D with a finite position.

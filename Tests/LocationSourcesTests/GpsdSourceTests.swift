@@ -107,6 +107,42 @@ struct GpsdSourceTests {
         #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("receiver back") } }, "\(recorder.statuses)")
     }
 
+    /// gpsd reads two receivers (two socat ptys); the source asks for one in its WATCH and gets only its fixes.
+    @Test func watchSelectsOneDevice() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navd-two-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let socatA = try ExternalProcess("socat", ["pty,raw,echo=0,link=\(path("gpsA"))", "pty,raw,echo=0,link=\(path("feedA"))"])
+        let socatB = try ExternalProcess("socat", ["pty,raw,echo=0,link=\(path("gpsB"))", "pty,raw,echo=0,link=\(path("feedB"))"])
+        defer { socatA.stop(); socatB.stop() }
+        let feedA = await waitForFile(path("feedA")), feedB = await waitForFile(path("feedB"))
+        #expect(feedA && feedB, "socat made no ptys")
+        let port = freePort()
+        let gpsd = try ExternalProcess("gpsd", ["-N", "-n", "-b", "-S", String(port), "-F", path("control"), path("gpsA"), path("gpsB")])
+        defer { gpsd.stop() }
+        try? await Task.sleep(for: .milliseconds(500))
+        let source = GpsdSource(host: "127.0.0.1", port: String(port), device: path("gpsB"))
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        let writerA = try PtyWriter(path: path("feedA")), writerB = try PtyWriter(path: path("feedB"))
+        // Receiver A drives in Helsinki; receiver B reports a fixed position in Tampere.
+        let helsinki = try String(contentsOf: try Fixtures.helsinkiDrive(), encoding: .utf8).split(whereSeparator: \.isNewline)
+        for i in 0..<30 {
+            writerA.write(helsinki[i] + "\r\n")
+            let time = String(format: "0608%02d.00", i / 2)
+            for body in ["GPRMC,\(time),A,6129.8000,N,02345.6000,E,0.0,,211126,,,A", "GPGGA,\(time),6129.8000,N,02345.6000,E,1,09,0.8,110.0,M,18.0,M,,"] {
+                writerB.write("$\(body)*\(NMEAWriter.checksum(body))\r\n")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(await recorder.wait(seconds: 10) { $0.fixes.count >= 3 }, "\(recorder.statuses)")
+        #expect(recorder.statuses.contains { $0.contains("(device \(path("gpsB")))") })
+        // Only Tampere: nothing from the Helsinki receiver.
+        #expect(recorder.fixes.allSatisfy { abs($0.location.coordinate.latitude - 61.4967) < 0.001 })
+    }
+
     @Test func noGpsdIsReportedAndRetried() async throws {
         let port = freePort()
         let source = GpsdSource(host: "127.0.0.1", port: String(port))
