@@ -131,7 +131,10 @@ public final class GpsdSource: Sendable {
             satellitesInView: r.satellites_visible >= 0 ? Int(r.satellites_visible) : nil, hdop: value(r.hdop),
             horizontalAccuracy: eph, altitude: value(r.alt_msl))
         guard mode >= .twoDimensional, r.latlon_set != 0, let lat = value(r.latitude), let lon = value(r.longitude), let time else {
-            return r.mode == 0 ? nil : .noFix(quality, time: time)
+            // Without a position and a time there is nothing to navigate with, whatever mode gpsd claims.
+            var none = quality
+            none.mode = .noFix
+            return r.mode == 0 ? nil : .noFix(none, time: time)
         }
         let location = UserLocation(
             coordinate: GeographicCoordinate(latitude: lat, longitude: lon),
