@@ -67,6 +67,8 @@ public struct NMEAEpochAssembler: Sendable {
         var satellitesUsed: Int?
         var gsaSatellites = 0
         var satellitesInView: Int?
+        var signalSum = 0.0
+        var signalCount = 0
         var hdop: Double?
         var gstSigmas: (lat: Double, lon: Double)?
         var emitted: GNSSFix?
@@ -164,6 +166,14 @@ public struct NMEAEpochAssembler: Sendable {
         case "GSV":
             // Each constellation's GSV group reports its own count in its first message: the sum is all in view.
             if s[1] == "1", let inView = NMEAFields.integer(s[2]) { epoch.satellitesInView = (epoch.satellitesInView ?? 0) + inView }
+            // Then up to four satellites: PRN, elevation, azimuth, signal (dB-Hz, empty when not tracked). NMEA 4.1
+            // appends a signal id, which leaves the block layout unchanged.
+            for block in stride(from: 3, to: s.fields.count - 3, by: 4) {
+                if let snr = NMEAFields.integer(s[block + 3]), (0...99).contains(snr) {
+                    epoch.signalSum += Double(snr)
+                    epoch.signalCount += 1
+                }
+            }
             return readings
         default:
             statistics.ignoredSentences += 1
@@ -259,7 +269,9 @@ public struct NMEAEpochAssembler: Sendable {
         }
         return GNSSQuality(
             mode: mode, satellitesUsed: epoch.satellitesUsed ?? (epoch.gsaSatellites > 0 ? epoch.gsaSatellites : nil),
-            satellitesInView: epoch.satellitesInView, hdop: epoch.hdop, horizontalAccuracy: accuracy, altitude: epoch.altitude)
+            satellitesInView: epoch.satellitesInView, hdop: epoch.hdop,
+            averageSignalStrength: epoch.signalCount > 0 ? epoch.signalSum / Double(epoch.signalCount) : nil,
+            horizontalAccuracy: accuracy, altitude: epoch.altitude)
     }
 
     /// Emits the epoch's fix when it has a position and differs from what was last emitted for this epoch.

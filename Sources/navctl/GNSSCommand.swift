@@ -160,6 +160,7 @@ struct GNSSCommand: AsyncParsableCommand {
             if let course = l.course { parts.append(String(format: "%.0f°", course.degrees)) }
             if let used = q.satellitesUsed { parts.append("sats \(used)" + (q.satellitesInView.map { "/\($0)" } ?? "")) }
             if let hdop = q.hdop { parts.append(String(format: "hdop %.1f", hdop)) }
+            if let signal = q.averageSignalStrength { parts.append(String(format: "%.0f dB-Hz", signal)) }
             parts.append(String(format: "age %.1f s", max(0, Date().timeIntervalSince(l.timestamp))))
             return parts.joined(separator: "  ")
         }
@@ -172,7 +173,7 @@ struct GNSSReadingRecord: Encodable {
 
     init(_ reading: GNSSReading) { self.reading = reading }
 
-    private enum Keys: String, CodingKey { case fix, time, mode, satellitesUsed, satellitesInView, hdop, altitude, age }
+    private enum Keys: String, CodingKey { case fix, time, mode, satellitesUsed, satellitesInView, hdop, signal, altitude, age }
 
     func encode(to encoder: any Encoder) throws {
         let quality: GNSSQuality
@@ -192,6 +193,7 @@ struct GNSSReadingRecord: Encodable {
         try c.encodeIfPresent(quality.satellitesUsed, forKey: .satellitesUsed)
         try c.encodeIfPresent(quality.satellitesInView, forKey: .satellitesInView)
         try c.encodeIfPresent(quality.hdop, forKey: .hdop)
+        try c.encodeIfPresent(quality.averageSignalStrength.map { ($0 * 10).rounded() / 10 }, forKey: .signal)
         try c.encodeIfPresent(quality.altitude, forKey: .altitude)
     }
 }

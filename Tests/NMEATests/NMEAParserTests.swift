@@ -105,6 +105,20 @@ struct NMEAEpochTests {
         #expect(abs(NMEAAccuracy.accuracy68(hdop: 1) - 4.27) < 0.01)
     }
 
+    @Test func gsvGivesSatellitesInViewAndSignal() throws {
+        let lines = [
+            Self.rmc,
+            sentence("GPGSV,2,1,06,01,40,083,46,02,17,308,41,12,07,344,,14,22,228,45"),
+            sentence("GPGSV,2,2,06,16,15,250,38,20,50,100,42"),
+            sentence("GLGSV,1,1,02,65,30,120,35,66,60,200,"),
+            Self.gga,
+        ]
+        let fix = try #require(run(lines).readings.last?.fix)
+        #expect(fix.quality.satellitesInView == 8)
+        // Signals 46, 41, 45, 38, 42 and 35 (two satellites are not tracked).
+        #expect(abs((fix.quality.averageSignalStrength ?? 0) - 247.0 / 6) < 1e-9)
+    }
+
     @Test func gstSigmasGiveTheAccuracy() throws {
         let gst = sentence("GPGST,081836.00,1.2,3.0,2.0,45.0,2.0,3.0,4.0")
         let fix = try #require(run([Self.rmc, Self.gga, gst]).readings.last?.fix)

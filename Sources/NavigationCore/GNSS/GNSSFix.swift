@@ -21,6 +21,8 @@ public struct GNSSQuality: Hashable, Sendable, Codable {
     public var satellitesInView: Int?
     /// Horizontal dilution of precision (unitless), when reported.
     public var hdop: Double?
+    /// Mean signal strength (carrier-to-noise density, dB-Hz) of the satellites in view that report one, from GSV.
+    public var averageSignalStrength: Double?
     /// Horizontal accuracy, metres, 68% radius (navd's convention), when it could be estimated.
     public var horizontalAccuracy: Double?
     /// Altitude above mean sea level, metres, when known.
@@ -28,12 +30,13 @@ public struct GNSSQuality: Hashable, Sendable, Codable {
 
     public init(
         mode: GNSSFixMode, satellitesUsed: Int? = nil, satellitesInView: Int? = nil, hdop: Double? = nil,
-        horizontalAccuracy: Double? = nil, altitude: Double? = nil
+        averageSignalStrength: Double? = nil, horizontalAccuracy: Double? = nil, altitude: Double? = nil
     ) {
         self.mode = mode
         self.satellitesUsed = satellitesUsed
         self.satellitesInView = satellitesInView
         self.hdop = hdop
+        self.averageSignalStrength = averageSignalStrength
         self.horizontalAccuracy = horizontalAccuracy
         self.altitude = altitude
     }
