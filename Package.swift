@@ -12,12 +12,18 @@ let package = Package(
         .library(name: "NMEA", targets: ["NMEA"]),
         .executable(name: "navctl", targets: ["navctl"]),
         .executable(name: "navbench", targets: ["navbench"]),
+        .executable(name: "navd", targets: ["navd"]),
+        .library(name: "NavigationProtocol", targets: ["NavigationProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
     ],
     targets: [
         // Pure core: models, geometry, polyline codec. No I/O, no clock reads, no randomness.
@@ -44,10 +50,37 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The socket protocol's messages: commands decoded from JSON lines, events and replies encoded. Pure.
+        .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters"]),
+        // Peer credentials (struct ucred) for the socket server; Glibc hides it behind _GNU_SOURCE.
+        .target(name: "CNavdSystem"),
+        // The daemon: navigation service, route calculation sessions, socket server, journal, config, sd_notify.
+        .target(
+            name: "NavigationDaemon",
+            dependencies: [
+                "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
+                "CNavdSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "navd",
+            dependencies: [
+                "NavigationDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "navctl",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources",
+                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,9 +102,11 @@ let package = Package(
             dependencies: ["NavigationCore", "NMEA", .product(name: "PropertyBased", package: "swift-property-based")],
             exclude: ["Fixtures"]
         ),
+        // Helpers shared by the tests that run real programs (gpsd, socat, navd).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "LocationSourcesTests",
-            dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats"]
+            dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats", "TestSupport"]
         ),
         .testTarget(
             name: "TrackFormatsTests",
@@ -97,6 +132,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+            .testTarget(
+            name: "NavigationDaemonTests",
+            dependencies: [
+                "NavigationCore", "RouteAdapters", "NavigationProtocol", "NavigationDaemon", "LocationSources",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Runs the real navd process against real gpsd, ptys and routing engines.
+        .testTarget(
+            name: "NavdTests",
+            dependencies: [
+                "navd", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
             ]
         ),
     ]

@@ -48,12 +48,12 @@ public final class GNSSFeed: Sendable {
         (statuses, statusContinuation) = AsyncStream.makeStream(of: GNSSSourceStatus.self, bufferingPolicy: .unbounded)
     }
 
-    func yield(_ reading: GNSSReading) {
+    public func yield(_ reading: GNSSReading) {
         readingContinuation.yield(reading)
     }
 
     /// Publishes a status unless it repeats the previous one.
-    func report(_ status: GNSSSourceStatus) {
+    public func report(_ status: GNSSSourceStatus) {
         let changed = lastStatus.withLock { last in
             defer { last = status }
             return last != status
@@ -61,7 +61,7 @@ public final class GNSSFeed: Sendable {
         if changed { statusContinuation.yield(status) }
     }
 
-    func finish() {
+    public func finish() {
         readingContinuation.finish()
         statusContinuation.finish()
     }

@@ -88,18 +88,3 @@ func loadControllerConfig(_ path: String) throws -> NavigationControllerConfig {
         throw CommandFailure("\(path): \(describeDecodingError(error))")
     }
 }
-
-/// "at stepAdvance.or[0]: unknown 'distance' (expected one of ...)" rather than Foundation's dump.
-func describeDecodingError(_ error: DecodingError) -> String {
-    func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
-    }
-    switch error {
-    case .dataCorrupted(let context):
-        return context.codingPath.isEmpty ? context.debugDescription : "at \(path(context.codingPath)): \(context.debugDescription)"
-    case .keyNotFound(let key, let context): return "at \(path(context.codingPath + [key])): missing"
-    case .typeMismatch(let type, let context): return "at \(path(context.codingPath)): expected \(type)"
-    case .valueNotFound(let type, let context): return "at \(path(context.codingPath)): expected \(type)"
-    @unknown default: return "\(error)"
-    }
-}

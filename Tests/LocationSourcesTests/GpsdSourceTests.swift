@@ -3,6 +3,7 @@ import LocationSources
 import NavigationCore
 import NMEA
 import Testing
+import TestSupport
 
 /// The gpsd source against a real gpsd: gpsfake replaying logs, and gpsd reading a socat pty.
 @Suite("gpsd source with a real gpsd", .serialized)

@@ -3,6 +3,7 @@ import LocationSources
 import NavigationCore
 import NMEA
 import Testing
+import TestSupport
 import TrackFormats
 
 @Suite("Replay sources")

@@ -3,6 +3,7 @@ import LocationSources
 import NavigationCore
 import NMEA
 import Testing
+import TestSupport
 
 /// The serial source on real ptys made by socat (termios backend), and libserialport itself.
 @Suite("Serial NMEA source", .serialized)

@@ -82,7 +82,7 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
 }
 
 extension TripStateRecord.Point {
-    init(_ location: UserLocation) {
+    public init(_ location: UserLocation) {
         lat = (location.coordinate.latitude * 1e7).rounded() / 1e7
         lon = (location.coordinate.longitude * 1e7).rounded() / 1e7
         course = location.course.map { ($0.degrees * 10).rounded() / 10 }

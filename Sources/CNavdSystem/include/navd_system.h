@@ -1,0 +1,25 @@
+#ifndef NAVD_SYSTEM_H
+#define NAVD_SYSTEM_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+/// SO_PEERCRED, for Swift (the macro is not visible through Glibc everywhere).
+static const int navd_so_peercred = SO_PEERCRED;
+
+/// Same layout as Linux's `struct ucred` (SO_PEERCRED), which Glibc only declares under _GNU_SOURCE.
+struct navd_ucred {
+    int32_t pid;
+    uint32_t uid;
+    uint32_t gid;
+};
+
+/// Sends one sd_notify datagram (e.g. "READY=1") to `socket_path` ($NOTIFY_SOCKET): a filesystem path or, with a
+/// leading '@', an abstract socket. Returns 0, or -errno.
+int navd_sd_notify(const char *socket_path, const char *message);
+
+/// Whether user `uid` (primary group `gid`) is a member of group `group`, counting supplementary groups.
+/// Returns 1, 0, or -1 when the user is unknown.
+int navd_user_in_group(uint32_t uid, uint32_t gid, uint32_t group);
+
+#endif

@@ -1,0 +1,225 @@
+import Foundation
+import NavigationCore
+
+/// Walks the parsed TOML, section by section, collecting every error with its key path.
+struct ConfigReader {
+    let file: String
+    let root: JSONValue
+    var errors: [ConfigError] = []
+
+    init(file: String, root: JSONValue) {
+        self.file = file
+        self.root = root
+    }
+
+    mutating func readConfig() -> NavdConfig {
+        var config = NavdConfig()
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "logging"]
+        let top = root.objectValue ?? [:]
+        reportUnknown(top, known: sections, prefix: "")
+        readGNSS(top["gnss"], into: &config.gnss)
+        readRouting(top["routing"], into: &config.routing)
+        readController(top["controller"], into: &config)
+        readReroute(top["reroute"], into: &config.reroute)
+        readSocket(top["socket"], into: &config.socket)
+        readJournal(top["journal"], into: &config.journal)
+        readLogging(top["logging"], into: &config.logging)
+        return config
+    }
+
+    // MARK: - Sections
+
+    private mutating func readGNSS(_ value: JSONValue?, into gnss: inout NavdConfig.GNSS) {
+        guard let table = section(value, "gnss") else { return }
+        reportUnknown(
+            table, known: ["source", "gpsd", "device", "serial", "baud", "replay", "replay_speed", "watchdog_timeout", "degraded_accuracy", "simulate"],
+            prefix: "gnss.")
+        choice(table, "source", section: "gnss", into: &gnss.source)
+        string(table, "gpsd", section: "gnss", into: &gnss.gpsd)
+        string(table, "device", section: "gnss", into: &gnss.device)
+        string(table, "serial", section: "gnss", into: &gnss.serial)
+        integer(table, "baud", section: "gnss", range: 0...4_000_000, into: &gnss.baud)
+        string(table, "replay", section: "gnss", into: &gnss.replay)
+        number(table, "replay_speed", section: "gnss", range: 0.01...10_000, into: &gnss.replaySpeed)
+        number(table, "watchdog_timeout", section: "gnss", range: 0.5...3600, into: &gnss.watchdogTimeout)
+        number(table, "degraded_accuracy", section: "gnss", range: 1...10_000, into: &gnss.degradedAccuracy)
+        if gnss.source == .gpsd, LocationSourceFactory.gpsdAddress(gnss.gpsd) == nil {
+            fail("gnss.gpsd", "'\(gnss.gpsd)' is not HOST:PORT")
+        }
+        if gnss.source == .replay, gnss.replay.isEmpty { fail("gnss.replay", "required when gnss.source = \"replay\"") }
+        if gnss.source == .serial, gnss.serial.isEmpty { fail("gnss.serial", "required when gnss.source = \"serial\" (\"auto\" or a device path)") }
+        if let simulate = section(table["simulate"], "gnss.simulate") {
+            reportUnknown(simulate, known: ["start", "speed", "rate", "time_scale", "noise"], prefix: "gnss.simulate.")
+            if let start = simulate["start"] {
+                if let lat = start["lat"]?.doubleValue, let lon = start["lon"]?.doubleValue, abs(lat) <= 90, abs(lon) <= 180 {
+                    gnss.simulateStart = GeographicCoordinate(latitude: lat, longitude: lon)
+                } else {
+                    fail("gnss.simulate.start", "must be { lat = …, lon = … } in degrees")
+                }
+            }
+            number(simulate, "speed", section: "gnss.simulate", range: 0.1...100, into: &gnss.simulateSpeed)
+            number(simulate, "rate", section: "gnss.simulate", range: 0.1...50, into: &gnss.simulateRate)
+            number(simulate, "time_scale", section: "gnss.simulate", range: 0.1...1000, into: &gnss.simulateTimeScale)
+            number(simulate, "noise", section: "gnss.simulate", range: 0...100, into: &gnss.simulateNoise)
+        }
+    }
+
+    private mutating func readRouting(_ value: JSONValue?, into routing: inout NavdConfig.Routing) {
+        guard let table = section(value, "routing") else { return }
+        reportUnknown(
+            table, known: ["engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay"],
+            prefix: "routing.")
+        choice(table, "engine", section: "routing", into: &routing.engine)
+        string(table, "url", section: "routing", into: &routing.url)
+        if let url = URL(string: routing.url), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil {
+        } else {
+            fail("routing.url", "'\(routing.url)' is not an http(s) URL")
+        }
+        string(table, "profile", section: "routing", into: &routing.profile)
+        if let options = table["options"] {
+            if let object = options.objectValue { routing.options = object } else { fail("routing.options", "must be a table") }
+        }
+        number(table, "connect_timeout", section: "routing", range: 0.1...300, into: &routing.connectTimeout)
+        number(table, "timeout", section: "routing", range: 0.1...600, into: &routing.timeout)
+        integer(table, "max_attempts", section: "routing", range: 1...100, into: &routing.maxAttempts)
+        number(table, "retry_delay", section: "routing", range: 0...600, into: &routing.retryDelay)
+    }
+
+    private mutating func readController(_ value: JSONValue?, into config: inout NavdConfig) {
+        guard let value else { return }
+        guard value.objectValue != nil else { return fail("controller", "must be a table") }
+        do {
+            let data = try JSONEncoder().encode(value)
+            config.controller = try JSONDecoder().decode(NavigationControllerConfig.self, from: data)
+        } catch let error as DecodingError {
+            fail("controller", describeDecodingError(error) + " (keys as in docs/controller.md)")
+        } catch {
+            fail("controller", "\(error)")
+        }
+    }
+
+    private mutating func readReroute(_ value: JSONValue?, into reroute: inout NavdConfig.Reroute) {
+        guard let table = section(value, "reroute") else { return }
+        reportUnknown(
+            table,
+            known: ["policy", "accept", "cooldown", "minimum_movement", "loop_count", "loop_window", "loop_backoff", "first_fix_timeout"],
+            prefix: "reroute.")
+        choice(table, "policy", section: "reroute", into: &reroute.policy)
+        choice(table, "accept", section: "reroute", into: &reroute.accept)
+        number(table, "cooldown", section: "reroute", range: 0...3600, into: &reroute.cooldown)
+        number(table, "minimum_movement", section: "reroute", range: 0...10_000, into: &reroute.minimumMovement)
+        integer(table, "loop_count", section: "reroute", range: 2...1000, into: &reroute.loopCount)
+        number(table, "loop_window", section: "reroute", range: 1...86_400, into: &reroute.loopWindow)
+        number(table, "loop_backoff", section: "reroute", range: 0...86_400, into: &reroute.loopBackoff)
+        number(table, "first_fix_timeout", section: "reroute", range: 0...3600, into: &reroute.firstFixTimeout)
+    }
+
+    private mutating func readSocket(_ value: JSONValue?, into socket: inout NavdConfig.Socket) {
+        guard let table = section(value, "socket") else { return }
+        reportUnknown(
+            table, known: ["path", "mode", "group", "control_users", "control_groups", "max_line_length", "client_queue_limit", "max_clients"],
+            prefix: "socket.")
+        string(table, "path", section: "socket", into: &socket.path)
+        if socket.path.isEmpty || socket.path.utf8.count > 107 { fail("socket.path", "must be a path of 1 to 107 bytes") }
+        if let mode = table["mode"] {
+            if let text = mode.stringValue, let parsed = UInt16(text, radix: 8), parsed <= 0o777 {
+                socket.mode = parsed
+            } else {
+                fail("socket.mode", "must be an octal string such as \"0660\"")
+            }
+        }
+        string(table, "group", section: "socket", into: &socket.group)
+        stringList(table, "control_users", section: "socket", into: &socket.controlUsers)
+        stringList(table, "control_groups", section: "socket", into: &socket.controlGroups)
+        integer(table, "max_line_length", section: "socket", range: 1024...16 << 20, into: &socket.maxLineLength)
+        integer(table, "client_queue_limit", section: "socket", range: 8...1_000_000, into: &socket.clientQueueLimit)
+        integer(table, "max_clients", section: "socket", range: 1...10_000, into: &socket.maxClients)
+    }
+
+    private mutating func readJournal(_ value: JSONValue?, into journal: inout NavdConfig.Journal) {
+        guard let table = section(value, "journal") else { return }
+        reportUnknown(table, known: ["path", "interval", "max_age"], prefix: "journal.")
+        string(table, "path", section: "journal", into: &journal.path)
+        number(table, "interval", section: "journal", range: 0.1...3600, into: &journal.interval)
+        number(table, "max_age", section: "journal", range: 0...7 * 86_400, into: &journal.maxAge)
+    }
+
+    private mutating func readLogging(_ value: JSONValue?, into logging: inout NavdConfig.Logging) {
+        guard let table = section(value, "logging") else { return }
+        reportUnknown(table, known: ["level", "format"], prefix: "logging.")
+        string(table, "level", section: "logging", into: &logging.level)
+        if LogLevelName.parse(logging.level) == nil {
+            fail("logging.level", "'\(logging.level)' is not one of \(LogLevelName.names.joined(separator: ", "))")
+        }
+        choice(table, "format", section: "logging", into: &logging.format)
+    }
+
+    // MARK: - Typed reads
+
+    private mutating func fail(_ key: String, _ message: String) {
+        errors.append(ConfigError(file: file, key: key, message: message))
+    }
+
+    private mutating func section(_ value: JSONValue?, _ name: String) -> [String: JSONValue]? {
+        guard let value else { return nil }
+        guard let object = value.objectValue else {
+            fail(name, "must be a table ([\(name)])")
+            return nil
+        }
+        return object
+    }
+
+    private mutating func reportUnknown(_ table: [String: JSONValue], known: [String], prefix: String) {
+        for key in table.keys.sorted() where !known.contains(key) {
+            fail(prefix + key, "unknown key (known: \(known.joined(separator: ", ")))")
+        }
+    }
+
+    private mutating func string(_ table: [String: JSONValue], _ key: String, section: String, into target: inout String) {
+        guard let value = table[key] else { return }
+        guard let text = value.stringValue else { return fail("\(section).\(key)", "must be a string") }
+        target = text
+    }
+
+    private mutating func stringList(_ table: [String: JSONValue], _ key: String, section: String, into target: inout [String]) {
+        guard let value = table[key] else { return }
+        guard let items = value.arrayValue else { return fail("\(section).\(key)", "must be an array of strings") }
+        var result: [String] = []
+        for item in items {
+            if let text = item.stringValue {
+                result.append(text)
+            } else if let number = item.doubleValue, number == number.rounded(), number >= 0 {
+                result.append(String(Int(number)))
+            } else {
+                return fail("\(section).\(key)", "must be an array of names or numeric ids")
+            }
+        }
+        target = result
+    }
+
+    private mutating func number(_ table: [String: JSONValue], _ key: String, section: String, range: ClosedRange<Double>, into target: inout Double) {
+        guard let value = table[key] else { return }
+        guard let number = value.doubleValue else { return fail("\(section).\(key)", "must be a number") }
+        guard range.contains(number) else { return fail("\(section).\(key)", "\(number) is outside \(range.lowerBound)…\(range.upperBound)") }
+        target = number
+    }
+
+    private mutating func integer(_ table: [String: JSONValue], _ key: String, section: String, range: ClosedRange<Int>, into target: inout Int) {
+        guard let value = table[key] else { return }
+        guard let number = value.doubleValue, number == number.rounded(), abs(number) < 1e15 else {
+            return fail("\(section).\(key)", "must be a whole number")
+        }
+        guard range.contains(Int(number)) else { return fail("\(section).\(key)", "\(Int(number)) is outside \(range.lowerBound)…\(range.upperBound)") }
+        target = Int(number)
+    }
+
+    private mutating func choice<T: RawRepresentable & CaseIterable>(
+        _ table: [String: JSONValue], _ key: String, section: String, into target: inout T
+    ) where T.RawValue == String {
+        guard let value = table[key] else { return }
+        guard let text = value.stringValue, let parsed = T(rawValue: text) else {
+            return fail("\(section).\(key)", "must be one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+        }
+        target = parsed
+    }
+}

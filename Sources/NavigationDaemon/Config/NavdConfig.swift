@@ -1,0 +1,142 @@
+import Foundation
+import NavigationCore
+
+/// navd's configuration (docs/configuration.md). Every value has a default, so an empty file is valid.
+public struct NavdConfig: Sendable {
+    public var gnss = GNSS()
+    public var routing = Routing()
+    public var controller = NavigationControllerConfig()
+    public var reroute = Reroute()
+    public var socket = Socket()
+    public var journal = Journal()
+    public var logging = Logging()
+
+    public init() {}
+
+    public struct GNSS: Sendable, Equatable {
+        public enum Source: String, Sendable, CaseIterable { case gpsd, serial, replay, simulate }
+        public var source: Source = .gpsd
+        /// gpsd's address, `HOST:PORT`.
+        public var gpsd = "127.0.0.1:2947"
+        /// For gpsd: watch only this device (its path as gpsd knows it); empty watches all.
+        public var device = ""
+        /// For serial: `auto` or a device path.
+        public var serial = "auto"
+        /// For serial: bits per second; 0 detects.
+        public var baud = 0
+        /// For replay: an NMEA, gpsd JSON, GPX or JSON Lines track.
+        public var replay = ""
+        /// For replay: 1 is real time, 10 is ten times faster.
+        public var replaySpeed = 1.0
+        /// Seconds without a fix before the receiver is reported lost.
+        public var watchdogTimeout = 5.0
+        /// A fix whose 68% accuracy radius is worse than this (metres) makes GNSS `degraded`.
+        public var degradedAccuracy = 25.0
+        /// For simulate: where the simulated vehicle waits before the first route.
+        public var simulateStart = GeographicCoordinate(latitude: 60.1699, longitude: 24.9384)
+        /// For simulate: metres per second along the route.
+        public var simulateSpeed = 12.0
+        /// For simulate: fixes per second of simulated time.
+        public var simulateRate = 1.0
+        /// For simulate: simulated seconds per wall-clock second.
+        public var simulateTimeScale = 1.0
+        /// For simulate: 1-sigma position noise, metres.
+        public var simulateNoise = 0.0
+    }
+
+    public struct Routing: Sendable, Equatable {
+        public enum Engine: String, Sendable, CaseIterable { case valhalla, osrm, graphhopper }
+        public var engine: Engine = .valhalla
+        public var url = "http://127.0.0.1:8002"
+        /// Valhalla costing, OSRM profile or GraphHopper profile. Empty: the engine's car profile.
+        public var profile = ""
+        /// Engine-specific request keys merged into every request (Valhalla body keys, OSRM query parameters).
+        public var options: [String: JSONValue] = [:]
+        /// Seconds to establish a connection.
+        public var connectTimeout = 5.0
+        /// Seconds for a whole request.
+        public var timeout = 30.0
+        /// Attempts per calculation before it fails (retryable errors only).
+        public var maxAttempts = 4
+        /// Seconds before the first retry; doubles up to 8 s.
+        public var retryDelay = 1.0
+
+        public var effectiveProfile: String {
+            if !profile.isEmpty { return profile }
+            switch engine {
+            case .valhalla: return "auto"
+            case .osrm: return "driving"
+            case .graphhopper: return "car"
+            }
+        }
+    }
+
+    public struct Reroute: Sendable, Equatable {
+        public enum Policy: String, Sendable, CaseIterable {
+            /// Reroute when the vehicle leaves the route.
+            case automatic
+            /// Publish deviation events, never reroute.
+            case reportOnly = "report_only"
+            /// Neither report nor reroute.
+            case off
+        }
+        public enum Acceptance: String, Sendable, CaseIterable {
+            /// Use a new route only if the vehicle is still off the old one when it arrives.
+            case ifStillOffRoute = "if_still_off_route"
+            /// Always switch to the new route.
+            case always
+        }
+        public var policy: Policy = .automatic
+        public var accept: Acceptance = .ifStillOffRoute
+        /// Seconds (of fix time) after a reroute request before another may start.
+        public var cooldown = 10.0
+        /// Metres the vehicle must move after a reroute request before another may start.
+        public var minimumMovement = 30.0
+        /// This many reroutes applied within `loopWindow` seconds is a loop.
+        public var loopCount = 4
+        /// Seconds; see `loopCount`.
+        public var loopWindow = 300.0
+        /// Seconds without rerouting after a loop is detected.
+        public var loopBackoff = 120.0
+        /// Seconds a `navigate` waits for the first GNSS fix before failing.
+        public var firstFixTimeout = 60.0
+    }
+
+    public struct Socket: Sendable, Equatable {
+        public var path = "/run/navd/navd.sock"
+        /// File mode of the socket, octal.
+        public var mode: UInt16 = 0o660
+        /// Group owning the socket; empty keeps navd's group.
+        public var group = ""
+        /// Users (names or numeric ids) who may send control commands. navd's own user and root always may.
+        public var controlUsers: [String] = []
+        /// Members of these groups may send control commands.
+        public var controlGroups: [String] = []
+        /// Longest accepted line, bytes.
+        public var maxLineLength = 65536
+        /// Messages queued for one client before it counts as too slow and is disconnected.
+        public var clientQueueLimit = 512
+        /// Most clients connected at once.
+        public var maxClients = 64
+    }
+
+    public struct Journal: Sendable, Equatable {
+        /// Empty disables the journal.
+        public var path = "/var/lib/navd/trip.json"
+        /// Seconds between periodic saves while navigating.
+        public var interval = 5.0
+        /// A journal older than this (seconds) is not resumed.
+        public var maxAge = 3600.0
+    }
+
+    public struct Logging: Sendable, Equatable {
+        public enum Format: String, Sendable, CaseIterable {
+            /// `<6>message key=value`: journald reads the priority.
+            case journald
+            /// `2026-11-21T10:00:00Z info message key=value`.
+            case plain
+        }
+        public var level = "info"
+        public var format: Format = .journald
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import NavigationCore
+import NavigationProtocol
+import RouteAdapters
+import RouteClient
+
+extension TripCoordinator {
+    /// Starts a session. A newer calculation supersedes older ones: a reroute supersedes reroutes; a navigate or
+    /// snap supersedes everything. A navigate without a fix yet waits for one (see ``tick(now:)``).
+    @discardableResult
+    mutating func startCalculation(
+        purpose: Purpose, waypoints: [Waypoint], options: RouteOptions, origin: UserLocation?, now: Date, trace: [TracePoint]? = nil
+    ) -> Int {
+        let session = nextSession
+        nextSession += 1
+        for older in calculations.values.sorted(by: { $0.session < $1.session }) where purpose != .reroute || older.purpose == .reroute {
+            cancelSession(older.session, reason: "superseded by session \(session)")
+        }
+        let waiting = origin == nil && trace == nil
+        calculations[session] = Calculation(
+            session: session, purpose: purpose, startedAt: now, generation: purpose == .reroute ? generation : -1, requested: waypoints,
+            options: options, waitingForFix: waiting)
+        var fields: [String: JSONValue] = ["session": .number(Double(session)), "purpose": .string(purpose.rawValue), "status": "in_progress"]
+        if waiting { fields["waiting"] = "gnss_fix" }
+        publish(.routeCalculation, fields)
+        if let trace {
+            effects.append(.startCalculation(session: session, request: .match(trace)))
+        } else if let origin {
+            requestRoute(session: session, origin: origin)
+        }
+        return session
+    }
+
+    private mutating func requestRoute(session: Int, origin: UserLocation) {
+        guard let calculation = calculations[session] else { return }
+        let engineOptions = (try? EngineRequestOptions.options(for: calculation.options, engine: settings.engine, profile: settings.profile)) ?? [:]
+        let query = RouteQuery(origin: origin, waypoints: calculation.requested, options: engineOptions)
+        effects.append(.startCalculation(session: session, request: .route(query)))
+    }
+
+    mutating func startCalculationsWaitingForFix(_ fix: GNSSFix) {
+        for session in calculations.keys.sorted() where calculations[session]!.waitingForFix {
+            calculations[session]!.waitingForFix = false
+            publish(.routeCalculation, ["session": .number(Double(session)), "purpose": .string(calculations[session]!.purpose.rawValue), "status": "in_progress", "waiting": .null])
+            requestRoute(session: session, origin: fix.location)
+        }
+    }
+
+    /// Periodic work: a navigate waiting too long for the first fix fails.
+    public mutating func tick(now: Date) {
+        for session in calculations.keys.sorted() {
+            guard let calculation = calculations[session], calculation.waitingForFix,
+                now.timeIntervalSince(calculation.startedAt) >= settings.reroute.firstFixTimeout
+            else { continue }
+            calculations[session] = nil
+            publish(
+                .routeCalculation,
+                [
+                    "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "failed",
+                    "error": [
+                        "code": "no_gnss_fix",
+                        "message": .string("no GNSS fix within \(Int(settings.reroute.firstFixTimeout)) s; cannot route from the current position"),
+                        "retryable": false,
+                    ],
+                ])
+        }
+    }
+
+    /// The service reports a failed attempt that it will retry after `retryIn` seconds.
+    public mutating func calculationAttemptFailed(session: Int, attempt: Int, error: RouteFetchError, retryIn: Double) {
+        guard let calculation = calculations[session] else { return }
+        calculations[session]!.attempts = attempt
+        publish(
+            .routeCalculation,
+            [
+                "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "in_progress",
+                "attempt": .number(Double(attempt)), "retryIn": .number(retryIn), "error": Self.errorFields(error),
+            ])
+        log(.warning, "route calculation \(session) attempt \(attempt) failed, retrying in \(retryIn) s: \(error)")
+    }
+
+    /// The service reports the end of a session.
+    public mutating func calculationFinished(session: Int, result: Result<[Route], RouteFetchError>, attempts: Int, now: Date) {
+        guard let calculation = calculations.removeValue(forKey: session) else { return }
+        var fields: [String: JSONValue] = [
+            "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "attempts": .number(Double(attempts)),
+        ]
+        switch result {
+        case .failure(let error):
+            if calculation.purpose == .reroute { gate.forgetRequest() }
+            fields["status"] = "failed"
+            fields["error"] = Self.errorFields(error)
+            publish(.routeCalculation, fields)
+            log(.error, "route calculation \(session) (\(calculation.purpose.rawValue)) failed after \(attempts) attempt(s): \(error)")
+        case .success(let routes):
+            guard let route = routes.first else {
+                fields["status"] = "failed"
+                fields["error"] = ["code": "no_route", "message": "the routing engine returned no route", "retryable": false]
+                publish(.routeCalculation, fields)
+                return
+            }
+            if calculation.purpose == .reroute {
+                let (rejection, controller) = rerouteRejection(route, calculation: calculation)
+                fields["status"] = "succeeded"
+                fields["applied"] = .bool(controller != nil)
+                if let rejection {
+                    fields["reason"] = .string(rejection)
+                    publish(.routeCalculation, fields)
+                    log(.info, "reroute \(session) not applied: \(rejection)")
+                } else if let controller {
+                    fields["newRouteId"] = .string("\(idPrefix)-\(nextRoute)")
+                    publish(.routeCalculation, fields)
+                    applyReroute(controller, calculation: calculation, now: now)
+                }
+                return
+            }
+            do throws(NavigationControllerError) {
+                let controller = try NavigationController(route: route, config: settings.controller)
+                fields["status"] = "succeeded"
+                fields["applied"] = true
+                fields["newRouteId"] = .string("\(idPrefix)-\(nextRoute)")
+                publish(.routeCalculation, fields)
+                startTrip(controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose.rawValue,
+                          session: session, now: now)
+            } catch {
+                fields["status"] = "failed"
+                fields["error"] = ["code": "invalid_route", "message": .string("\(error)"), "retryable": false]
+                publish(.routeCalculation, fields)
+            }
+        }
+    }
+
+    /// Replaces any trip with a new one on `controller`'s route.
+    mutating func startTrip(_ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: String, session: Int?, now: Date) {
+        if trip != nil {
+            retractInstructions(reason: "new_route")
+            trip = nil
+        }
+        generation += 1
+        gate.reset()
+        lastRerouteDecision = nil
+        trip = Trip(
+            routeId: makeRouteId(), controller: controller, state: .idle, requested: requested, passedBeforeRoute: 0, options: options)
+        publishRoute(reason: reason, session: session)
+        log(.notice, "trip \(trip!.routeId) started: \(Int(controller.route.distance)) m, \(controller.route.steps.count) steps")
+        if let fix = lastFix {
+            apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
+        }
+    }
+
+    mutating func cancelSession(_ session: Int, reason: String) {
+        guard let calculation = calculations.removeValue(forKey: session) else { return }
+        if !calculation.waitingForFix { effects.append(.cancelCalculation(session: session)) }
+        publish(
+            .routeCalculation,
+            ["session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "cancelled", "reason": .string(reason)])
+    }
+
+    static func errorFields(_ error: RouteFetchError) -> JSONValue {
+        let code: String
+        switch error.kind {
+        case .invalidRequest: code = "invalid_request"
+        case .connectionFailed: code = "connection_failed"
+        case .timedOut: code = "timed_out"
+        case .cancelled: code = "cancelled"
+        case .httpStatus(let status): code = "http_\(status)"
+        case .responseTooLarge: code = "response_too_large"
+        case .engineRefused: code = "engine_refused"
+        case .invalidResponse: code = "invalid_response"
+        case .providerFailed: code = "provider_failed"
+        }
+        return ["code": .string(code), "message": .string(error.description), "retryable": .bool(error.isRetryable)]
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import NavigationCore
+import NavigationProtocol
+import RouteAdapters
+
+extension TripCoordinator {
+    /// `navigate`: a session from the current position (or, without a fix yet, from the first fix).
+    public mutating func navigate(_ command: NavigateCommand, now: Date) throws(ProtocolError) -> [String: JSONValue] {
+        _ = try EngineRequestOptions.options(for: command.options, engine: settings.engine, profile: settings.profile)
+        let session = startCalculation(
+            purpose: .initial, waypoints: command.waypoints, options: command.options, origin: lastFix?.location, now: now)
+        return ["session": .number(Double(session)), "waitingForFix": .bool(lastFix == nil)]
+    }
+
+    /// `snap_route`: map-match a track and navigate the result.
+    public mutating func snapRoute(_ command: SnapRouteCommand, now: Date) -> [String: JSONValue] {
+        let trace = command.points.map { TracePoint(coordinate: $0.coordinate, timestamp: $0.time, radius: $0.radius) }
+        let destination = Waypoint(coordinate: command.points.last!.coordinate)
+        let session = startCalculation(purpose: .snap, waypoints: [destination], options: RouteOptions(), origin: nil, now: now, trace: trace)
+        return ["session": .number(Double(session))]
+    }
+
+    /// `cancel`: ends the trip and every calculation.
+    public mutating func cancel() -> [String: JSONValue] {
+        let hadTrip = trip != nil
+        for session in calculations.keys.sorted() { cancelSession(session, reason: "cancelled by a client") }
+        if hadTrip {
+            let routeId = trip!.routeId
+            retractInstructions(reason: "cancel")
+            endTrip(reason: "cancelled")
+            log(.notice, "trip \(routeId) cancelled by a client")
+        }
+        return ["cancelledTrip": .bool(hadTrip)]
+    }
+
+    /// `advance`: the next step now.
+    public mutating func advance(now: Date) throws(ProtocolError) -> [String: JSONValue] {
+        guard let current = trip, current.state.navigating != nil, let fix = lastFix else {
+            throw ProtocolError(.noActiveTrip, "no trip is being navigated")
+        }
+        let previous = current.state
+        let next = current.controller.advanceManually(previous)
+        apply(next, previous: previous, fix: fix, now: now)
+        return ["stepIndex": next.navigating.map { .number(Double($0.stepIndex)) } ?? .null, "arrived": .bool(next.navigating == nil)]
+    }
+
+    /// `cancel_calculation`: one session, or every running one.
+    public mutating func cancelCalculation(_ command: CancelCalculationCommand) throws(ProtocolError) -> [String: JSONValue] {
+        if let session = command.session {
+            guard calculations[session] != nil else { throw ProtocolError(.noSuchCalculation, "no calculation session \(session) is running") }
+            cancelSession(session, reason: "cancelled by a client")
+            return ["cancelled": [.number(Double(session))]]
+        }
+        let sessions = calculations.keys.sorted()
+        for session in sessions { cancelSession(session, reason: "cancelled by a client") }
+        return ["cancelled": .array(sessions.map { .number(Double($0)) })]
+    }
+
+    /// The phase clients see in `hello` and `status`.
+    public var phase: String {
+        if let current = trip {
+            if current.resumeFrom != nil { return "resuming" }
+            return current.state.navigating != nil ? "navigating" : "waiting_for_fix"
+        }
+        if calculations.values.contains(where: { $0.waitingForFix }) { return "waiting_for_fix" }
+        if !calculations.isEmpty { return "calculating" }
+        return "idle"
+    }
+
+    /// The full snapshot for `status` and `hello`.
+    public func snapshot() -> [String: JSONValue] {
+        var object: [String: JSONValue] = [
+            "phase": .string(phase),
+            "routeId": trip.map { .string($0.routeId) } ?? .null,
+            "gnss": ["status": .string(gnssHealth.status.rawValue), "detail": .string(gnssHealth.detail)],
+            "calculations": .array(calculations.values.sorted { $0.session < $1.session }.map { calculation in
+                [
+                    "session": .number(Double(calculation.session)), "purpose": .string(calculation.purpose.rawValue),
+                    "waitingForFix": .bool(calculation.waitingForFix), "attempts": .number(Double(calculation.attempts)),
+                ]
+            }),
+            "reroute": [
+                "policy": .string(settings.reroute.policy.rawValue), "accept": .string(settings.reroute.accept.rawValue),
+                "resumesAt": gate.backoffUntil.map { .string(ISO8601Timestamp.format($0)) } ?? .null,
+            ],
+        ]
+        if let fix = lastFix {
+            object["lastFix"] = JSONLine.value(TripStateRecord.Point(fix.location))
+            object["lastFixTime"] = .string(ISO8601Timestamp.format(fix.location.timestamp))
+        }
+        if let current = trip {
+            let route = current.controller.route
+            object["route"] = [
+                "distance": .number((route.distance * 10).rounded() / 10), "duration": .number((route.duration * 10).rounded() / 10),
+                "steps": .number(Double(route.steps.count)), "reroutes": .number(Double(current.reroutes)),
+            ]
+            object["destinations"] = .array(current.requested.map { ["lat": .number($0.coordinate.latitude), "lon": .number($0.coordinate.longitude)] })
+            if current.state.navigating != nil, let fix = lastFix {
+                object["tripState"] = JSONLine.value(TripStateRecord(current.state, time: fix.location.timestamp))
+            }
+        }
+        return object
+    }
+
+    /// One line for systemd's STATUS=.
+    public var statusLine: String {
+        if let state = trip?.state.navigating {
+            return "navigating, \(HumanReadable.distance(state.progress.distanceRemaining)) left" + (state.deviation.isOffRoute ? " (off route)" : "")
+        }
+        switch phase {
+        case "resuming": return "resuming trip \(trip!.routeId), waiting for GNSS fix"
+        case "waiting_for_fix": return "waiting for GNSS fix"
+        case "calculating": return "calculating route"
+        default: return lastFix == nil ? "idle, waiting for GNSS fix" : "idle, GNSS \(gnssHealth.status.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NavigationProtocol
+
+extension TripCoordinator {
+    /// A reading from the GNSS source. `now` is the wall clock (journal timing); trip logic uses the fix's time.
+    public mutating func handle(_ reading: GNSSReading, now: Date) {
+        updateHealth(GNSSHealth.of(reading, degradedAccuracy: settings.degradedAccuracy))
+        guard let fix = reading.fix else { return }
+        lastFix = fix
+        startCalculationsWaitingForFix(fix)
+        guard var current = trip else {
+            publish(.tripState, JSONLine.value(TripStateRecord.idle(at: fix)).objectValue ?? [:])
+            return
+        }
+        let previous = current.state
+        let next: TripState
+        if let resume = current.resumeFrom {
+            next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, startedAt: resume.startedAt)
+            current.resumeFrom = nil
+            trip = current
+            publishRoute(reason: "resumed", session: nil)
+        } else if previous.navigating == nil {
+            next = current.controller.initialState(for: fix.location)
+        } else {
+            next = current.controller.update(previous, with: fix.location)
+        }
+        apply(next, previous: previous, fix: fix, now: now)
+    }
+
+    /// A status from the GNSS source.
+    public mutating func handle(_ status: GNSSSourceStatus) {
+        log(status.isProblem ? .warning : .info, "gnss: \(status)")
+        if let health = GNSSHealth.of(status) { updateHealth(health) }
+    }
+
+    private mutating func updateHealth(_ health: GNSSHealth) {
+        guard health.status != gnssHealth.status else {
+            gnssHealth.detail = health.detail
+            return
+        }
+        gnssHealth = health
+        publish(.gnss, ["status": .string(health.status.rawValue), "detail": .string(health.detail)])
+    }
+
+    /// Publishes what changed between `previous` and `next` and stores `next`.
+    mutating func apply(_ next: TripState, previous: TripState, fix: GNSSFix, now: Date) {
+        guard var current = trip else { return }
+        current.state = next
+        trip = current
+        switch next {
+        case .idle:
+            return
+        case .complete(let completion):
+            arrive(completion, fix: fix)
+            return
+        case .navigating(let state):
+            let before = previous.navigating
+            handleDeviation(state, before: before, fix: fix)
+            publishWaypointsReached(state, before: before)
+            for (sent, instruction) in trip!.ledger.newInstructions(in: state) {
+                var fields: [String: JSONValue] = [
+                    "kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex)), "instruction": instruction,
+                ]
+                if sent.kind == "spoken" { fields["utteranceId"] = .string(sent.key) }
+                publish(.instruction, fields)
+            }
+            publish(.tripState, JSONLine.value(TripStateRecord(next, time: fix.location.timestamp)).objectValue ?? [:])
+            let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
+            let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
+            if changed || due { saveJournal(now: now) }
+        }
+    }
+
+    private mutating func publishWaypointsReached(_ state: NavigatingState, before: NavigatingState?) {
+        guard let before, let current = trip else { return }
+        for index in before.remainingWaypoints.startIndex..<state.remainingWaypoints.startIndex {
+            let waypoint = current.controller.route.waypoints[index]
+            let requestedIndex = current.passedBeforeRoute + index - 1
+            publish(
+                .waypointReached,
+                [
+                    "index": .number(Double(requestedIndex)), "lat": .number(waypoint.coordinate.latitude),
+                    "lon": .number(waypoint.coordinate.longitude), "kind": .string(waypoint.kind.rawValue),
+                ])
+        }
+    }
+
+    private mutating func arrive(_ completion: TripCompletion, fix: GNSSFix) {
+        guard let current = trip else { return }
+        let destination = current.controller.route.waypoints.last?.coordinate
+        var fields: [String: JSONValue] = [
+            "distanceTravelled": .number((completion.summary.distanceTravelled * 100).rounded() / 100),
+            "duration": .number(completion.summary.endedAt.timeIntervalSince(completion.summary.startedAt)),
+            "startedAt": .string(ISO8601Timestamp.format(completion.summary.startedAt)),
+            "arrivedAt": .string(ISO8601Timestamp.format(completion.summary.endedAt)),
+            "reroutes": .number(Double(current.reroutes)),
+        ]
+        if let destination { fields["destination"] = ["lat": .number(destination.latitude), "lon": .number(destination.longitude)] }
+        if let spoken = completion.spokenInstruction, !trip!.ledger.hasSentSpoken(spoken.utteranceId) {
+            publish(.instruction, ["kind": "spoken", "stepIndex": .number(Double(current.controller.route.steps.count - 1)),
+                                   "instruction": JSONLine.value(spoken), "utteranceId": .string(spoken.utteranceId)])
+        }
+        publish(.arrived, fields)
+        publish(.tripState, JSONLine.value(TripStateRecord(.complete(completion), time: fix.location.timestamp)).objectValue ?? [:])
+        log(.notice, "arrived: trip \(current.routeId), \(Int(completion.summary.distanceTravelled)) m driven, \(current.reroutes) reroute(s)")
+        endTrip(reason: "arrived")
+    }
+
+    /// Ends the trip: calculations for it are cancelled, and the journal is deleted.
+    mutating func endTrip(reason: String) {
+        trip = nil
+        generation += 1
+        gate.reset()
+        lastRerouteDecision = nil
+        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute {
+            cancelSession(calculation.session, reason: "trip \(reason)")
+        }
+        effects.append(.deleteJournal)
+        effects.append(.activeRouteChanged(nil))
+    }
+
+    /// The journal record for the trip as it stands (saved on shutdown), or nil without a navigating trip.
+    public func checkpoint(now: Date) -> TripJournalRecord? {
+        guard let current = trip else { return nil }
+        if let resume = current.resumeFrom {
+            // Not re-snapped yet since the last start: keep what the journal said.
+            return TripJournalRecord(
+                routeId: current.routeId, route: current.controller.route, options: current.options.json, distanceAlong: resume.distanceAlong,
+                stepIndex: 0, startedAt: resume.startedAt, savedAt: now)
+        }
+        guard let state = current.state.navigating else { return nil }
+        return TripJournalRecord(
+            routeId: current.routeId, route: current.controller.route, options: current.options.json,
+            distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now)
+    }
+
+    mutating func saveJournal(now: Date) {
+        guard var current = trip, let state = current.state.navigating else { return }
+        current.lastJournalSave = now
+        trip = current
+        effects.append(
+            .saveJournal(
+                TripJournalRecord(
+                    routeId: current.routeId, route: current.controller.route, options: current.options.json,
+                    distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now)))
+    }
+}
+
+extension GNSSSourceStatus {
+    var isProblem: Bool {
+        switch self {
+        case .disconnected, .receiverLost, .failed: true
+        default: false
+        }
+    }
+}
+
+extension TripStateRecord {
+    /// The idle record for a fix: where the vehicle is, with no trip.
+    static func idle(at fix: GNSSFix) -> TripStateRecord {
+        var record = TripStateRecord(.idle, time: fix.location.timestamp)
+        record.rawLocation = Point(fix.location)
+        return record
+    }
+}

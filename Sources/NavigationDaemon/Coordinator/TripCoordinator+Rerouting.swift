@@ -1,0 +1,144 @@
+import Foundation
+import NavigationCore
+import NavigationProtocol
+import RouteAdapters
+
+extension TripCoordinator {
+    /// Publishes deviation changes and, under the automatic policy, requests a reroute when the gate allows.
+    mutating func handleDeviation(_ state: NavigatingState, before: NavigatingState?, fix: GNSSFix) {
+        let policy = settings.reroute.policy
+        guard policy != .off else { return }
+        let isOff = state.deviation.isOffRoute
+        let wasOff = before?.deviation.isOffRoute ?? false
+        if !isOff {
+            if wasOff {
+                lastRerouteDecision = nil
+                publish(.deviation, ["offRoute": false, "distance": .number(distance(of: state.deviation))])
+            }
+            return
+        }
+        var decision: RerouteGate.Decision?
+        if policy == .automatic {
+            let inFlight = calculations.values.contains { $0.purpose == .reroute || $0.purpose == .initial }
+            decision = gate.decide(time: fix.location.timestamp, coordinate: fix.location.coordinate, inFlight: inFlight)
+        }
+        let decisionName = decision?.name ?? "report_only"
+        // One event when the vehicle leaves the route, then one whenever what the policy does about it changes.
+        if !wasOff || decisionName != lastRerouteDecision {
+            lastRerouteDecision = decisionName
+            var fields: [String: JSONValue] = [
+                "offRoute": true, "distance": .number(distance(of: state.deviation)), "reroute": .string(decisionName),
+            ]
+            if let until = gate.backoffUntil { fields["rerouteResumesAt"] = .string(ISO8601Timestamp.format(until)) }
+            publish(.deviation, fields)
+        }
+        switch decision {
+        case .request:
+            startReroute(from: fix, state: state)
+        case .loopDetected(let until):
+            log(
+                .warning,
+                "reroute loop: \(settings.reroute.loopCount) reroutes within \(Int(settings.reroute.loopWindow)) s; pausing rerouting until \(ISO8601Timestamp.format(until))"
+            )
+        default:
+            break
+        }
+    }
+
+    private func distance(of deviation: RouteDeviation) -> Double {
+        switch deviation {
+        case .none: 0
+        case .offStep(let d), .offRoute(let d): (d * 100).rounded() / 100
+        }
+    }
+
+    /// Where the vehicle will be when the answer arrives: ahead along its course at its speed, with its heading,
+    /// so the new route starts in front of the vehicle rather than behind it.
+    func predictedOrigin(_ location: UserLocation) -> UserLocation {
+        var origin = location
+        if let speed = location.speed?.metersPerSecond, speed > 1, let course = location.course?.degrees {
+            origin.coordinate = Geodesy.destination(from: location.coordinate, distance: speed * expectedRerouteLatency, bearing: course)
+            origin.timestamp = location.timestamp.addingTimeInterval(expectedRerouteLatency)
+        }
+        return origin
+    }
+
+    private mutating func startReroute(from fix: GNSSFix, state: NavigatingState) {
+        guard let current = trip else { return }
+        gate.recordRequest(time: fix.location.timestamp, coordinate: fix.location.coordinate)
+        let passed = current.passedBeforeRoute + max(0, state.remainingWaypoints.startIndex - 1)
+        let remaining = Array(current.requested.dropFirst(passed))
+        startCalculation(purpose: .reroute, waypoints: remaining, options: current.options, origin: predictedOrigin(fix.location), now: fix.location.timestamp)
+    }
+
+    /// Why a reroute result must not replace the active route, or nil when it may. Rejections free the gate so
+    /// the next off-route fix can ask again.
+    mutating func rerouteRejection(_ route: Route, calculation: Calculation) -> (reason: String?, controller: NavigationController?) {
+        guard let current = trip, calculation.generation == generation else { return ("the trip has ended", nil) }
+        guard let state = current.state.navigating else { return ("the trip is not navigating", nil) }
+        if settings.reroute.accept == .ifStillOffRoute, !state.deviation.isOffRoute {
+            gate.forgetRequest()
+            return ("the vehicle is back on the route", nil)
+        }
+        guard let controller = try? NavigationController(route: route, config: settings.controller) else {
+            return ("the new route has no steps", nil)
+        }
+        if let fix = lastFix, let probe = controller.initialState(for: fix.location).navigating, probe.stepIndex > 0 {
+            gate.forgetRequest()
+            return ("its first maneuver is already behind the vehicle", nil)
+        }
+        return (nil, controller)
+    }
+
+    /// Replaces the active route with an accepted reroute: retracts pending instructions, publishes the route,
+    /// and snaps the last fix to it.
+    mutating func applyReroute(_ controller: NavigationController, calculation: Calculation, now: Date) {
+        guard var current = trip, let state = current.state.navigating else { return }
+        let measured = now.timeIntervalSince(calculation.startedAt)
+        if measured.isFinite, measured >= 0 {
+            expectedRerouteLatency = min(5, max(0.5, 0.7 * expectedRerouteLatency + 0.3 * measured))
+        }
+        retractInstructions(reason: "reroute")
+        current = trip!
+        current.passedBeforeRoute += max(0, state.remainingWaypoints.startIndex - 1)
+        current.routeId = makeRouteId()
+        current.controller = controller
+        current.ledger = InstructionLedger()
+        current.reroutes += 1
+        current.state = .idle
+        trip = current
+        gate.recordApplied(time: lastFix?.location.timestamp ?? now)
+        lastRerouteDecision = nil
+        publishRoute(reason: "reroute", session: calculation.session)
+        if let fix = lastFix {
+            apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
+        }
+    }
+
+    /// Withdraws instructions sent for maneuvers the vehicle has not reached.
+    mutating func retractInstructions(reason: String) {
+        guard trip != nil else { return }
+        let pending = trip!.ledger.retractAll()
+        guard !pending.isEmpty else { return }
+        let items: [JSONValue] = pending.map { sent in
+            var item: [String: JSONValue] = ["kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex))]
+            if sent.kind == "spoken" { item["utteranceId"] = .string(sent.key) }
+            return .object(item)
+        }
+        publish(.instructionRetracted, ["reason": .string(reason), "instructions": .array(items)])
+    }
+
+    /// The `route` event for the active route.
+    mutating func publishRoute(reason: String, session: Int?) {
+        guard let current = trip else { return }
+        let route = current.controller.route
+        var fields: [String: JSONValue] = [
+            "reason": .string(reason), "distance": .number((route.distance * 10).rounded() / 10),
+            "duration": .number((route.duration * 10).rounded() / 10), "steps": .number(Double(route.steps.count)),
+            "route": JSONLine.value(route),
+        ]
+        if let session { fields["session"] = .number(Double(session)) }
+        publish(.route, fields)
+        effects.append(.activeRouteChanged(route))
+    }
+}

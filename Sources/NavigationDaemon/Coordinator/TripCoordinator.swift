@@ -1,0 +1,153 @@
+import Foundation
+import Logging
+import LocationSources
+import NavigationCore
+import NavigationProtocol
+import RouteAdapters
+import RouteClient
+
+/// The daemon's navigation logic, pure: fixes, commands and calculation results go in; the next state and a
+/// list of effects (events to publish, calculations to start or cancel, journal writes) come out. The
+/// ``NavigationService`` owns the only instance and performs the effects; tests drive it with a manual clock.
+public struct TripCoordinator: Sendable {
+    public struct Settings: Sendable {
+        public var reroute: NavdConfig.Reroute
+        public var controller: NavigationControllerConfig
+        public var engine: NavdConfig.Routing.Engine
+        public var profile: String
+        /// Seconds between periodic journal saves.
+        public var journalInterval: Double
+        /// Metres (68%); a worse fix makes GNSS `degraded`.
+        public var degradedAccuracy: Double
+
+        public init(config: NavdConfig) {
+            reroute = config.reroute
+            controller = config.controller
+            engine = config.routing.engine
+            profile = config.routing.effectiveProfile
+            journalInterval = config.journal.interval
+            degradedAccuracy = config.gnss.degradedAccuracy
+        }
+    }
+
+    public enum Purpose: String, Sendable {
+        case initial, reroute, snap
+    }
+
+    /// What a calculation session asks the routing engine.
+    public enum CalculationRequest: Sendable, Equatable {
+        case route(RouteQuery)
+        case match([TracePoint])
+    }
+
+    public enum Effect: Sendable {
+        case publish(EventType, routeId: String?, fields: [String: JSONValue])
+        case startCalculation(session: Int, request: CalculationRequest)
+        case cancelCalculation(session: Int)
+        /// The route being navigated changed (nil: none); the simulated receiver follows it.
+        case activeRouteChanged(Route?)
+        case saveJournal(TripJournalRecord)
+        case deleteJournal
+        case log(Logger.Level, String)
+    }
+
+    /// One calculation session.
+    struct Calculation: Sendable {
+        var session: Int
+        var purpose: Purpose
+        /// Wall-clock start (for the expected latency of reroutes).
+        var startedAt: Date
+        /// The trip generation it belongs to: a result for an older generation never revives a trip.
+        var generation: Int
+        var requested: [Waypoint]
+        var options: RouteOptions
+        /// Set while a navigate waits for the first fix.
+        var waitingForFix: Bool
+        var attempts = 0
+    }
+
+    /// The active trip.
+    struct Trip: Sendable {
+        var routeId: String
+        var controller: NavigationController
+        var state: TripState
+        /// The destinations as the client asked for them (origin excluded).
+        var requested: [Waypoint]
+        /// How many of `requested` were passed before the current route began.
+        var passedBeforeRoute: Int
+        var options: RouteOptions
+        var ledger = InstructionLedger()
+        /// Set for a trip restored from the journal, until the first fix re-snaps it.
+        var resumeFrom: (distanceAlong: Double, startedAt: Date)?
+        var lastJournalSave: Date?
+        var reroutes = 0
+    }
+
+    public private(set) var settings: Settings
+    let idPrefix: String
+    var trip: Trip?
+    var generation = 0
+    var calculations: [Int: Calculation] = [:]
+    var nextSession = 1
+    var nextRoute = 1
+    var lastFix: GNSSFix?
+    public internal(set) var gnssHealth = GNSSHealth(status: .lost, detail: "waiting for the first fix")
+    var gate: RerouteGate
+    var lastRerouteDecision: String?
+    /// Seconds a reroute answer is expected to take (smoothed from measurements): the request starts from where
+    /// the vehicle will be by then.
+    public internal(set) var expectedRerouteLatency = 1.5
+    var effects: [Effect] = []
+
+    /// `idPrefix` makes route ids unique across restarts (the service passes the start time).
+    public init(settings: Settings, idPrefix: String, resume: TripJournalRecord? = nil) {
+        self.settings = settings
+        self.idPrefix = idPrefix
+        gate = RerouteGate(settings: settings.reroute)
+        if let resume { restore(resume) }
+    }
+
+    /// Effects accumulated since the last call, in order.
+    public mutating func takeEffects() -> [Effect] {
+        defer { effects.removeAll() }
+        return effects
+    }
+
+    /// New settings (SIGHUP). Controller settings apply from the next route.
+    public mutating func update(settings: Settings) {
+        self.settings = settings
+        gate.settings = settings.reroute
+    }
+
+    public var activeRouteId: String? { trip?.routeId }
+
+    // MARK: - Publishing helpers
+
+    mutating func publish(_ type: EventType, _ fields: [String: JSONValue], routeId: String? = nil) {
+        effects.append(.publish(type, routeId: routeId ?? trip?.routeId, fields: fields))
+    }
+
+    mutating func log(_ level: Logger.Level, _ message: String) {
+        effects.append(.log(level, message))
+    }
+
+    mutating func makeRouteId() -> String {
+        defer { nextRoute += 1 }
+        return "\(idPrefix)-\(nextRoute)"
+    }
+
+    // MARK: - Restoring
+
+    private mutating func restore(_ record: TripJournalRecord) {
+        guard let controller = try? NavigationController(route: record.route, config: settings.controller) else {
+            log(.warning, "journal route has no steps; not resuming")
+            return
+        }
+        let options = (try? RouteOptions(fields: CommandFields(record.options.objectValue ?? [:]))) ?? RouteOptions()
+        generation += 1
+        trip = Trip(
+            routeId: record.routeId, controller: controller, state: .idle, requested: Array(record.route.waypoints.dropFirst()),
+            passedBeforeRoute: 0, options: options, resumeFrom: (record.distanceAlong, record.startedAt))
+        log(.notice, "resuming trip \(record.routeId) at \(Int(record.distanceAlong)) m from the journal; waiting for a fix")
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import NavigationCore
+
+/// The trip journal on disk. Saves are atomic: the record is written to a temporary file in the same
+/// directory, fsynced, renamed over the journal, and the directory fsynced, so a crash or power cut leaves
+/// either the old journal or the new one, never a torn file.
+public struct TripJournal: Sendable {
+    public enum Loaded: Sendable {
+        case none
+        case resumable(TripJournalRecord)
+        /// Older than the configured maximum age: not resumed (and deleted).
+        case tooOld(age: Double)
+        /// Unreadable: moved aside to `movedTo` so it can be inspected, and navd starts without a trip.
+        case corrupt(reason: String, movedTo: String?)
+    }
+
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func save(_ record: TripJournalRecord) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ISO8601Timestamp.format(date))
+        }
+        try writeAtomically(try encoder.encode(record))
+    }
+
+    public func delete() {
+        unlink(path)
+    }
+
+    /// Reads the journal. `now` and `maxAge` (seconds) decide whether it is recent enough to resume.
+    public func load(now: Date, maxAge: Double) -> Loaded {
+        guard let data = FileManager.default.contents(atPath: path) else { return .none }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = ISO8601Timestamp.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO 8601 time")
+            }
+            return date
+        }
+        let record: TripJournalRecord
+        do {
+            record = try decoder.decode(TripJournalRecord.self, from: data)
+        } catch let error as DecodingError {
+            return moveAside(reason: describeDecodingError(error))
+        } catch {
+            return moveAside(reason: "\(error)")
+        }
+        guard record.version == TripJournalRecord.currentVersion else {
+            return moveAside(reason: "journal version \(record.version) is not \(TripJournalRecord.currentVersion)")
+        }
+        let age = now.timeIntervalSince(record.savedAt)
+        if age > maxAge || age < -300 {
+            delete()
+            return .tooOld(age: age)
+        }
+        return .resumable(record)
+    }
+
+    private func moveAside(reason: String) -> Loaded {
+        let stamp = ISO8601Timestamp.format(Date()).replacingOccurrences(of: ":", with: "")
+        let target = "\(path).corrupt-\(stamp)"
+        return rename(path, target) == 0 ? .corrupt(reason: reason, movedTo: target) : .corrupt(reason: reason, movedTo: nil)
+    }
+
+    private func writeAtomically(_ data: Data) throws {
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw JournalError(operation: "create \(temporary)", errno: errno) }
+        var failure: JournalError?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = JournalError(operation: "write \(temporary)", errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = JournalError(operation: "fsync \(temporary)", errno: errno) }
+        close(fd)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = JournalError(operation: "rename \(temporary) to \(path)", errno: errno)
+            unlink(temporary)
+            throw error
+        }
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+}
+
+public struct JournalError: Error, CustomStringConvertible {
+    public var operation: String
+    public var errno: Int32
+    public var description: String { "cannot \(operation): \(String(cString: strerror(errno)))" }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import LocationSources
+import NavigationCore
+import RouteAdapters
+import RouteClient
+import ServiceLifecycle
+import UnixSignals
+
+/// Wires navd together from a configuration file and runs it until SIGTERM or SIGINT.
+public enum NavdDaemon {
+    /// Runs the daemon. Returns when it has shut down; throws for start-up failures (config, socket).
+    public static func run(configPath: String) async throws {
+        let config: NavdConfig
+        do {
+            config = try ConfigLoader.load(path: configPath)
+        } catch {
+            throw StartupError(description: "invalid configuration:\n\(error)")
+        }
+        LoggingSystem.bootstrap { label in JournaldLogHandler(label: label, format: config.logging.format) }
+        LogLevelSetting.shared.level = LogLevelName.parse(config.logging.level) ?? .info
+        let logger = Logger(label: "navd")
+        let notifier = SystemdNotifier()
+        let readiness = Readiness(notifier: notifier)
+        let startedAt = Date()
+
+        let journal = config.journal.path.isEmpty ? nil : TripJournal(path: config.journal.path)
+        var resume: TripJournalRecord?
+        if let journal {
+            switch journal.load(now: startedAt, maxAge: config.journal.maxAge) {
+            case .none: break
+            case .resumable(let record): resume = record
+            case .tooOld(let age):
+                logger.notice("trip journal is too old to resume; deleted", metadata: ["age_s": "\(Int(age))", "path": "\(journal.path)"])
+            case .corrupt(let reason, let movedTo):
+                logger.error(
+                    "trip journal is unreadable; moved aside", metadata: ["reason": "\(reason)", "moved_to": "\(movedTo ?? "(could not move)")"])
+            }
+        }
+
+        let location = try LocationSourceFactory.make(config.gnss)
+        let executor = RouteHTTPExecutor(
+            configuration: .init(connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)),
+                                 totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000))))
+        let hub = EventHub()
+        let policy = AccessPolicy(socket: config.socket)
+        for name in policy.unknownNames { logger.warning("socket control list names an unknown \(name)") }
+        let navigation = NavigationService(
+            coordinator: TripCoordinator(
+                settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume),
+            runner: makeRunner(config.routing, executor: executor), location: location, hub: hub, journal: journal,
+            notifier: notifier, readiness: readiness, logger: logger)
+        let server = SocketServer(
+            settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
+            logger: logger)
+        let reloader = ReloadService(
+            configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, notifier: notifier,
+            logger: logger)
+        logger.notice(
+            "navd \(NavigationService.navdVersion) starting",
+            metadata: ["config": "\(configPath)", "gnss": "\(location.name)", "engine": "\(config.routing.engine.rawValue) \(config.routing.url)"])
+        // Shut down in reverse order: the reloader, then navigation (journal saved), then the socket (clients told).
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: server), .init(service: navigation), .init(service: reloader),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        try? await executor.shutdown()
+        logger.notice("navd stopped")
+    }
+
+    /// Route ids are `<start time in base 36>-<n>`: unique across restarts without randomness in the core.
+    static func routeIdPrefix(_ date: Date) -> String {
+        "r" + String(Int64(date.timeIntervalSince1970 * 1000), radix: 36)
+    }
+
+    static func makeRunner(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> RouteCalculationRunner {
+        let profile = routing.effectiveProfile
+        let adapter: RouteAdapter
+        let matcher: MapMatcher?
+        switch routing.engine {
+        case .valhalla:
+            adapter = .valhalla(baseURL: routing.url, profile: profile, options: routing.options)
+            matcher = MapMatcher(generator: ValhallaMapMatchingRequestGenerator(baseURL: routing.url, profile: profile), executor: executor)
+        case .osrm:
+            adapter = .osrm(baseURL: routing.url, profile: profile, options: routing.options)
+            matcher = MapMatcher(generator: OSRMMapMatchingRequestGenerator(baseURL: routing.url, profile: profile), executor: executor)
+        case .graphhopper:
+            adapter = .graphHopper(baseURL: routing.url, profile: profile, options: routing.options)
+            matcher = nil
+        }
+        return RouteCalculationRunner(
+            fetcher: RouteFetcher(source: .http(adapter), executor: executor), matcher: matcher, maxAttempts: routing.maxAttempts,
+            retryDelay: routing.retryDelay)
+    }
+}
+
+public struct StartupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// SIGHUP: re-reads the configuration and applies what can change while running (routing, reroute policy,
+/// controller settings for the next route, control lists, log level); says what needs a restart.
+final class ReloadService: Service, Sendable {
+    let configPath: String
+    let running: NavdConfig
+    let navigation: NavigationService
+    let server: SocketServer
+    let executor: RouteHTTPExecutor
+    let notifier: SystemdNotifier
+    let logger: Logger
+
+    init(
+        configPath: String, running: NavdConfig, navigation: NavigationService, server: SocketServer, executor: RouteHTTPExecutor,
+        notifier: SystemdNotifier, logger: Logger
+    ) {
+        self.configPath = configPath
+        self.running = running
+        self.navigation = navigation
+        self.server = server
+        self.executor = executor
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in signals.cancelOnGracefulShutdown() {
+            reload()
+        }
+    }
+
+    private func reload() {
+        notifier.reloading()
+        defer { notifier.notify("READY=1") }
+        let config: NavdConfig
+        do {
+            config = try ConfigLoader.load(path: configPath)
+        } catch {
+            logger.error("reload failed; keeping the running configuration", metadata: ["errors": "\(error)"])
+            return
+        }
+        var needsRestart: [String] = []
+        if config.gnss != running.gnss { needsRestart.append("[gnss]") }
+        if config.socket.path != running.socket.path || config.socket.mode != running.socket.mode || config.socket.group != running.socket.group
+            || config.socket.maxLineLength != running.socket.maxLineLength || config.socket.clientQueueLimit != running.socket.clientQueueLimit
+            || config.socket.maxClients != running.socket.maxClients
+        {
+            needsRestart.append("socket path, mode, group and limits")
+        }
+        if config.journal != running.journal { needsRestart.append("[journal]") }
+        if config.routing.connectTimeout != running.routing.connectTimeout || config.routing.timeout != running.routing.timeout {
+            needsRestart.append("routing timeouts")
+        }
+        if config.logging.format != running.logging.format { needsRestart.append("logging.format") }
+        LogLevelSetting.shared.level = LogLevelName.parse(config.logging.level) ?? .info
+        server.update(policy: AccessPolicy(socket: config.socket))
+        navigation.reload(settings: TripCoordinator.Settings(config: config), runner: NavdDaemon.makeRunner(config.routing, executor: executor))
+        if needsRestart.isEmpty {
+            logger.notice("reloaded \(configPath)")
+        } else {
+            logger.warning("reloaded \(configPath); these changes need a restart and were not applied: \(needsRestart.joined(separator: ", "))")
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import Logging
+import LocationSources
+import NavigationCore
+import NavigationProtocol
+import RouteClient
+import ServiceLifecycle
+import Synchronization
+
+/// The one owner of navigation state. Its loop takes one input at a time (fixes, source statuses, client
+/// commands, calculation results, timer ticks) and applies it to the ``TripCoordinator``, then performs the
+/// coordinator's effects: publishing events, starting and cancelling calculation sessions, writing the journal.
+/// Calculations, the source and the timer run as child tasks of the service; nothing outlives it.
+public final class NavigationService: Service, Sendable {
+    enum Input: Sendable {
+        case reading(GNSSReading)
+        case sourceStatus(GNSSSourceStatus)
+        case connected(ClientConnection)
+        case command(PreparedCommand, id: JSONValue?, client: ClientConnection)
+        case attemptFailed(session: Int, attempt: Int, error: RouteFetchError, retryIn: Double)
+        case finished(session: Int, result: Result<[Route], RouteFetchError>, attempts: Int)
+        case tick
+        case reload(TripCoordinator.Settings, RouteCalculationRunner)
+    }
+
+    public static let navdVersion = "0.5.0"
+
+    private let inputs: AsyncStream<Input>
+    private let continuation: AsyncStream<Input>.Continuation
+    private let initialCoordinator: TripCoordinator
+    private let initialRunner: RouteCalculationRunner
+    private let location: LocationInput
+    private let hub: EventHub
+    private let journal: TripJournal?
+    private let notifier: SystemdNotifier
+    private let readiness: Readiness
+    private let logger: Logger
+    private let tickInterval: Duration
+    private let now: @Sendable () -> Date
+
+    public init(
+        coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
+        notifier: SystemdNotifier, readiness: Readiness, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+        initialCoordinator = coordinator
+        initialRunner = runner
+        self.location = location
+        self.hub = hub
+        self.journal = journal
+        self.notifier = notifier
+        self.readiness = readiness
+        self.logger = logger
+        self.now = now
+        // Ping systemd's watchdog from the loop itself, three times per interval, so a stuck loop is restarted.
+        if let watchdog = notifier.watchdogInterval {
+            tickInterval = min(.seconds(1), watchdog / 3)
+        } else {
+            tickInterval = .seconds(1)
+        }
+    }
+
+    /// A client connected: the loop sends `hello` with the current state before any event.
+    public func clientConnected(_ client: ClientConnection) { continuation.yield(.connected(client)) }
+
+    public func submit(_ command: PreparedCommand, id: JSONValue?, client: ClientConnection) {
+        continuation.yield(.command(command, id: id, client: client))
+    }
+
+    public func reload(settings: TripCoordinator.Settings, runner: RouteCalculationRunner) {
+        continuation.yield(.reload(settings, runner))
+    }
+
+    public func run() async throws {
+        let continuation = self.continuation
+        let location = self.location
+        let tickInterval = self.tickInterval
+        await withDiscardingTaskGroup { group in
+            group.addTask { await location.run() }
+            group.addTask {
+                for await reading in location.feed.readings { continuation.yield(.reading(reading)) }
+            }
+            group.addTask {
+                for await status in location.feed.statuses { continuation.yield(.sourceStatus(status)) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tickInterval)
+                    continuation.yield(.tick)
+                }
+            }
+            logger.info("GNSS source started", metadata: ["source": "\(location.name)"])
+            readiness.sourceStarted()
+            await loop(group: &group)
+            group.cancelAll()
+        }
+        notifier.stopping()
+        logger.info("navigation loop stopped")
+    }
+
+    private func loop(group: inout DiscardingTaskGroup) async {
+        var coordinator = initialCoordinator
+        var runner = initialRunner
+        var cancels: [Int: CancelSignal] = [:]
+        var lastStatus = ""
+        await withGracefulShutdownHandler {
+            for await input in inputs {
+                let time = now()
+                switch input {
+                case .reading(let reading):
+                    coordinator.handle(reading, now: time)
+                case .sourceStatus(let status):
+                    coordinator.handle(status)
+                case .connected(let client):
+                    client.outbox.enqueue(.hello(navdVersion: Self.navdVersion, control: client.mayControl, state: coordinator.snapshot()))
+                    hub.add(client)
+                    logger.info("client connected", metadata: ["client": "\(client.id)", "peer": "\(client.peer)", "control": "\(client.mayControl)"])
+                case .command(let command, let id, let client):
+                    do throws(ProtocolError) {
+                        let result = try command.run(&coordinator, CommandContext(now: time, client: client))
+                        client.outbox.enqueue(.reply(id: id, command: command.type, result: result))
+                    } catch {
+                        client.outbox.enqueue(.error(id: id, error))
+                    }
+                case .attemptFailed(let session, let attempt, let error, let retryIn):
+                    coordinator.calculationAttemptFailed(session: session, attempt: attempt, error: error, retryIn: retryIn)
+                case .finished(let session, let result, let attempts):
+                    cancels[session] = nil
+                    coordinator.calculationFinished(session: session, result: result, attempts: attempts, now: time)
+                case .tick:
+                    coordinator.tick(now: time)
+                    notifier.watchdog()
+                case .reload(let settings, let newRunner):
+                    coordinator.update(settings: settings)
+                    runner = newRunner
+                    logger.notice("configuration reloaded")
+                }
+                perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, group: &group, coordinator: coordinator)
+                let status = coordinator.statusLine
+                if status != lastStatus {
+                    lastStatus = status
+                    readiness.statusChanged(status)
+                }
+            }
+        } onGracefulShutdown: {
+            self.continuation.finish()
+        }
+        // Shutting down: keep the trip for the next start, stop calculations.
+        for signal in cancels.values { signal.cancel() }
+        if let journal, let record = coordinator.checkpoint(now: now()) {
+            do {
+                try journal.save(record)
+                logger.info("trip journaled for the next start", metadata: ["routeId": "\(record.routeId)"])
+            } catch {
+                logger.error("cannot save the trip journal", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func perform(
+        _ effects: [TripCoordinator.Effect], runner: RouteCalculationRunner, cancels: inout [Int: CancelSignal],
+        group: inout DiscardingTaskGroup, coordinator: TripCoordinator
+    ) {
+        for effect in effects {
+            switch effect {
+            case .publish(let type, let routeId, let fields):
+                for client in hub.publish(type, routeId: routeId, fields: fields) {
+                    logger.warning("client too slow; disconnecting", metadata: ["client": "\(client.id)", "peer": "\(client.peer)"])
+                    group.addTask {
+                        // The final error is written if the client reads again soon; otherwise close anyway.
+                        try? await Task.sleep(for: .seconds(10))
+                        client.forceClose()
+                    }
+                }
+            case .startCalculation(let session, let request):
+                let signal = CancelSignal()
+                cancels[session] = signal
+                let continuation = self.continuation
+                group.addTask {
+                    let outcome = await signal.run {
+                        await runner.run(request) { attempt, error, retryIn in
+                            continuation.yield(.attemptFailed(session: session, attempt: attempt, error: error, retryIn: retryIn))
+                        }
+                    }
+                    if let outcome {
+                        continuation.yield(.finished(session: session, result: outcome.result, attempts: outcome.attempts))
+                    }
+                }
+            case .activeRouteChanged(let route):
+                location.simulator?.follow(route)
+            case .cancelCalculation(let session):
+                cancels.removeValue(forKey: session)?.cancel()
+            case .saveJournal(let record):
+                guard let journal else { continue }
+                do {
+                    try journal.save(record)
+                } catch {
+                    logger.error("cannot save the trip journal", metadata: ["error": "\(error)"])
+                }
+            case .deleteJournal:
+                journal?.delete()
+            case .log(let level, let message):
+                logger.log(level: level, "\(message)")
+            }
+        }
+    }
+}
+
+/// Cancels one calculation's child task from the loop (structured: the task stays in the service's group).
+final class CancelSignal: Sendable {
+    private let state = Mutex<(cancelled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func cancel() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.cancelled = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Runs `work` until it finishes (its result) or the signal fires (nil; `work` is cancelled).
+    func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await work() }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let resumeNow = self.state.withLock { state -> Bool in
+                            if state.cancelled { return true }
+                            state.waiter = continuation
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.cancel()
+                }
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}

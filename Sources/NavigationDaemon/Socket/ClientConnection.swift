@@ -1,0 +1,90 @@
+import NavigationCore
+import NavigationProtocol
+import Synchronization
+
+/// One connected client: who it is, what it subscribed to, and its outbox.
+public final class ClientConnection: Sendable {
+    public let id: Int
+    public let peer: PeerCredentials
+    public let mayControl: Bool
+    public let outbox: ClientOutbox
+    private let topicSet = Mutex(Set(EventType.allCases))
+    private let closer = Mutex<(@Sendable () -> Void)?>(nil)
+
+    public init(id: Int, peer: PeerCredentials, mayControl: Bool, queueLimit: Int) {
+        self.id = id
+        self.peer = peer
+        self.mayControl = mayControl
+        outbox = ClientOutbox(limit: queueLimit)
+    }
+
+    /// Event types this client receives (all until it subscribes).
+    public var topics: Set<EventType> {
+        get { topicSet.withLock { $0 } }
+        set { topicSet.withLock { $0 = newValue } }
+    }
+
+    public func wants(_ type: EventType) -> Bool { topicSet.withLock { $0.contains(type) } }
+
+    /// How to drop the connection at once (set by the server).
+    public func setForceClose(_ close: @escaping @Sendable () -> Void) {
+        closer.withLock { $0 = close }
+    }
+
+    /// Drops the connection without waiting for queued messages (a client that stopped reading).
+    public func forceClose() {
+        closer.withLock { $0 }?()
+    }
+}
+
+/// The connected clients and the event sequence counter. Events are published only from the navigation loop,
+/// so every client sees them in one order; each is serialized once, whatever the number of clients.
+public final class EventHub: Sendable {
+    private struct State {
+        var clients: [Int: ClientConnection] = [:]
+        var seq: UInt64 = 0
+        var nextClientID = 1
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func makeClientID() -> Int {
+        state.withLock { state in
+            defer { state.nextClientID += 1 }
+            return state.nextClientID
+        }
+    }
+
+    public var clientCount: Int { state.withLock { $0.clients.count } }
+
+    public func add(_ client: ClientConnection) {
+        state.withLock { $0.clients[client.id] = client }
+    }
+
+    public func remove(_ client: ClientConnection) {
+        _ = state.withLock { $0.clients.removeValue(forKey: client.id) }
+    }
+
+    /// Assigns the next sequence number and queues the event for every subscribed client. Returns the clients
+    /// that overflowed (they are being disconnected).
+    @discardableResult
+    public func publish(_ type: EventType, routeId: String?, fields: [String: JSONValue]) -> [ClientConnection] {
+        let (message, clients) = state.withLock { state in
+            state.seq += 1
+            return (ServerMessage.event(type, seq: state.seq, routeId: routeId, fields: fields), Array(state.clients.values))
+        }
+        let line = message.line
+        var overflowed: [ClientConnection] = []
+        for client in clients where client.wants(type) {
+            if !client.outbox.enqueue(line: line, eventType: type) { overflowed.append(client) }
+        }
+        return overflowed
+    }
+
+    /// Says goodbye to every client (shutdown).
+    public func closeAll(reason: String) {
+        let clients = state.withLock { Array($0.clients.values) }
+        for client in clients { client.outbox.close(after: [.bye(reason: reason)]) }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import NavigationCore
+import NavigationProtocol
+
+/// What a handler may touch: the navigation state, the clock, and the client that sent the command.
+public struct CommandContext: Sendable {
+    public var now: Date
+    public var client: ClientConnection
+}
+
+/// A decoded command ready to run on the navigation loop.
+public struct PreparedCommand: Sendable {
+    public let type: String
+    public let run: @Sendable (inout TripCoordinator, CommandContext) throws(ProtocolError) -> [String: JSONValue]
+}
+
+/// Maps a command's `type` to its decoder and handler. Adding a command is one `register` call.
+public struct CommandRouter: Sendable {
+    private struct Route: Sendable {
+        var requiresControl: Bool
+        var prepare: @Sendable (CommandFields) throws(ProtocolError) -> PreparedCommand
+    }
+    private var routes: [String: Route] = [:]
+
+    public init() {}
+
+    public mutating func register<Command: NavigationCommand>(
+        _ type: Command.Type,
+        handler: @escaping @Sendable (Command, inout TripCoordinator, CommandContext) throws(ProtocolError) -> [String: JSONValue]
+    ) {
+        routes[Command.type] = Route(requiresControl: Command.requiresControl) { fields throws(ProtocolError) in
+            let command = try Command(fields: fields)
+            return PreparedCommand(type: Command.type) { coordinator, context throws(ProtocolError) in
+                try handler(command, &coordinator, context)
+            }
+        }
+    }
+
+    public var commandTypes: [String] { routes.keys.sorted() }
+
+    /// Decodes a line for a peer with or without control rights.
+    public func prepare(type: String, fields: CommandFields, mayControl: Bool) throws(ProtocolError) -> PreparedCommand {
+        guard let route = routes[type] else {
+            throw ProtocolError(.unknownCommand, "unknown command '\(type)'; commands are \(commandTypes.joined(separator: ", "))")
+        }
+        guard !route.requiresControl || mayControl else {
+            throw ProtocolError(.notAuthorized, "'\(type)' needs control rights; this peer may only read (see socket.control_users and socket.control_groups)")
+        }
+        return try route.prepare(fields)
+    }
+
+    /// navd's commands.
+    public static func standard() -> CommandRouter {
+        var router = CommandRouter()
+        router.register(NavigateCommand.self) { command, coordinator, context throws(ProtocolError) in
+            try coordinator.navigate(command, now: context.now)
+        }
+        router.register(CancelCommand.self) { _, coordinator, _ in coordinator.cancel() }
+        router.register(StatusCommand.self) { _, coordinator, context in
+            var snapshot = coordinator.snapshot()
+            snapshot["control"] = .bool(context.client.mayControl)
+            return snapshot
+        }
+        router.register(SubscribeCommand.self) { command, _, context in
+            context.client.topics = command.topics
+            return ["topics": .array(EventType.allCases.filter(command.topics.contains).map { .string($0.rawValue) })]
+        }
+        router.register(AdvanceCommand.self) { _, coordinator, context throws(ProtocolError) in
+            try coordinator.advance(now: context.now)
+        }
+        router.register(SnapRouteCommand.self) { command, coordinator, context in
+            coordinator.snapRoute(command, now: context.now)
+        }
+        router.register(CancelCalculationCommand.self) { command, coordinator, _ throws(ProtocolError) in
+            try coordinator.cancelCalculation(command)
+        }
+        return router
+    }
+}

@@ -1,0 +1,179 @@
+import CNavdSystem
+import Foundation
+import Logging
+import NavigationCore
+import NavigationProtocol
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The Unix domain socket: accepts clients, reads their command lines, hands decoded commands to the
+/// navigation loop, and writes each client's outbox. One child task per connection in a discarding task group.
+/// On shutdown every client gets a `bye` line and the socket file is removed.
+public final class SocketServer: Service, Sendable {
+    private let settings: NavdConfig.Socket
+    private let policy: Mutex<AccessPolicy>
+    private let router: CommandRouter
+    private let hub: EventHub
+    private let navigation: NavigationService
+    private let readiness: Readiness
+    private let logger: Logger
+
+    public init(
+        settings: NavdConfig.Socket, policy: AccessPolicy, router: CommandRouter, hub: EventHub, navigation: NavigationService,
+        readiness: Readiness, logger: Logger
+    ) {
+        self.settings = settings
+        self.policy = Mutex(policy)
+        self.router = router
+        self.hub = hub
+        self.navigation = navigation
+        self.readiness = readiness
+        self.logger = logger
+    }
+
+    /// New control lists (SIGHUP); connected clients keep the rights they connected with.
+    public func update(policy: AccessPolicy) {
+        self.policy.withLock { $0 = policy }
+    }
+
+    public func run() async throws {
+        let path = settings.path
+        let limit = settings.maxLineLength
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 64)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) {
+                (channel: Channel) -> EventLoopFuture<(NIOAsyncChannel<LineFrame, ByteBuffer>, PeerCredentials)> in
+                guard let provider = channel as? SocketOptionProvider else {
+                    return channel.eventLoop.makeFailedFuture(SocketServerError("the socket does not expose peer credentials"))
+                }
+                let option: EventLoopFuture<navd_ucred> = provider.unsafeGetSocketOption(
+                    level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(navd_so_peercred))
+                return option.flatMapThrowing { credentials in
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(BoundedLineDecoder(limit: limit)))
+                    let wrapped = try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    return (wrapped, PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid))
+                }
+            }
+        defer { unlink(path) }
+        try applyOwnership(path)
+        logger.info("listening", metadata: ["socket": "\(path)", "mode": "\(String(settings.mode, radix: 8))"])
+        readiness.socketListening()
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { inbound in
+                    for try await (connection, peer) in inbound {
+                        group.addTask { await self.serve(connection, peer: peer) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.hub.closeAll(reason: "navd is stopping")
+            server.channel.close(promise: nil)
+        }
+        logger.info("socket closed", metadata: ["socket": "\(path)"])
+    }
+
+    private func applyOwnership(_ path: String) throws {
+        if !settings.group.isEmpty {
+            let gid: gid_t
+            if let number = gid_t(settings.group) {
+                gid = number
+            } else if let entry = getgrnam(settings.group) {
+                gid = entry.pointee.gr_gid
+            } else {
+                throw SocketServerError("socket.group '\(settings.group)' is not a group on this system")
+            }
+            guard chown(path, uid_t.max, gid) == 0 else {
+                throw SocketServerError("cannot give \(path) to group \(settings.group): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard chmod(path, mode_t(settings.mode)) == 0 else {
+            throw SocketServerError("cannot chmod \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: PeerCredentials) async {
+        let mayControl = policy.withLock { $0.mayControl(peer) }
+        let client = ClientConnection(id: hub.makeClientID(), peer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
+        let channel = connection.channel
+        client.setForceClose { channel.close(promise: nil) }
+        if hub.clientCount >= settings.maxClients {
+            logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
+            client.outbox.close(after: [.error(id: nil, ProtocolError(.shuttingDown, "navd already has \(settings.maxClients) clients"))])
+        } else {
+            navigation.clientConnected(client)
+        }
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask {
+                        await Self.write(client.outbox, to: outbound)
+                        channel.close(promise: nil)
+                    }
+                    for try await frame in inbound {
+                        switch frame {
+                        case .line(let buffer):
+                            handle(buffer, from: client)
+                        case .tooLong(let length):
+                            logger.warning("line too long; disconnecting", metadata: ["client": "\(client.id)", "bytes": "\(length)"])
+                            client.outbox.close(after: [
+                                .error(id: nil, ProtocolError(.lineTooLong, "a line of more than \(settings.maxLineLength) bytes; closing the connection"))
+                            ])
+                        }
+                    }
+                    client.outbox.close()
+                }
+            }
+        } catch {
+            logger.debug("client connection ended with an error", metadata: ["client": "\(client.id)", "error": "\(error)"])
+        }
+        client.outbox.close()
+        hub.remove(client)
+        logger.info("client disconnected", metadata: ["client": "\(client.id)"])
+    }
+
+    private func handle(_ buffer: ByteBuffer, from client: ClientConnection) {
+        if buffer.readableBytes == 0 { return }
+        let parsed: (id: JSONValue?, type: String, fields: CommandFields)
+        do throws(ProtocolError) {
+            parsed = try JSONLine.parseCommand(buffer.readableBytesView)
+        } catch {
+            client.outbox.enqueue(.error(id: nil, error))
+            return
+        }
+        do throws(ProtocolError) {
+            let command = try router.prepare(type: parsed.type, fields: parsed.fields, mayControl: client.mayControl)
+            navigation.submit(command, id: parsed.id, client: client)
+        } catch {
+            if error.code == .notAuthorized {
+                logger.notice("command refused: no control rights", metadata: ["client": "\(client.id)", "peer": "\(client.peer)", "command": "\(parsed.type)"])
+            }
+            client.outbox.enqueue(.error(id: parsed.id, error))
+        }
+    }
+
+    private static func write(_ outbox: ClientOutbox, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
+        do {
+            while true {
+                switch await outbox.next() {
+                case .lines(let lines):
+                    for line in lines { try await outbound.write(ByteBuffer(bytes: line)) }
+                case .closing(let lines):
+                    for line in lines { try await outbound.write(ByteBuffer(bytes: line)) }
+                    return
+                }
+            }
+        } catch {
+            // The peer went away; the reader notices too.
+        }
+    }
+}
+
+public struct SocketServerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

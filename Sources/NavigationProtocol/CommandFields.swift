@@ -1,0 +1,55 @@
+import NavigationCore
+
+/// The fields of one command line, with typed accessors whose errors name the field.
+public struct CommandFields: Sendable {
+    public let object: [String: JSONValue]
+
+    public init(_ object: [String: JSONValue]) {
+        self.object = object
+    }
+
+    public func optional(_ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
+    public func string(_ key: String) throws(ProtocolError) -> String? {
+        guard let value = optional(key) else { return nil }
+        guard let text = value.stringValue else { throw ProtocolError(.invalidField, "'\(key)' must be a string") }
+        return text
+    }
+
+    public func requiredString(_ key: String) throws(ProtocolError) -> String {
+        guard let text = try string(key) else { throw ProtocolError(.missingField, "'\(key)' is required") }
+        return text
+    }
+
+    public func number(_ key: String) throws(ProtocolError) -> Double? {
+        guard let value = optional(key) else { return nil }
+        guard let number = value.doubleValue, number.isFinite else { throw ProtocolError(.invalidField, "'\(key)' must be a number") }
+        return number
+    }
+
+    public func array(_ key: String) throws(ProtocolError) -> [JSONValue]? {
+        guard let value = optional(key) else { return nil }
+        guard let array = value.arrayValue else { throw ProtocolError(.invalidField, "'\(key)' must be an array") }
+        return array
+    }
+
+    public func objectField(_ key: String) throws(ProtocolError) -> [String: JSONValue]? {
+        guard let value = optional(key) else { return nil }
+        guard let object = value.objectValue else { throw ProtocolError(.invalidField, "'\(key)' must be an object") }
+        return object
+    }
+
+    /// A coordinate object `{"lat": …, "lon": …}` in degrees, checked for range. `path` names it in errors.
+    public static func coordinate(_ value: JSONValue, path: String) throws(ProtocolError) -> GeographicCoordinate {
+        guard let object = value.objectValue else { throw ProtocolError(.invalidField, "\(path) must be an object with lat and lon") }
+        guard let lat = object["lat"]?.doubleValue else { throw ProtocolError(.missingField, "\(path).lat is required (a number, degrees)") }
+        guard let lon = object["lon"]?.doubleValue else { throw ProtocolError(.missingField, "\(path).lon is required (a number, degrees)") }
+        guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+            throw ProtocolError(.invalidField, "\(path) is outside the globe (lat \(lat), lon \(lon))")
+        }
+        return GeographicCoordinate(latitude: lat, longitude: lon)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import NavigationCore
+
+/// A command a client sends: a value decoded from the line's fields. The daemon registers one handler per
+/// command type (see `CommandRouter`), so adding a command means adding a type and a handler.
+public protocol NavigationCommand: Sendable {
+    /// The `type` field that selects this command.
+    static var type: String { get }
+    /// Whether the command changes navigation (needs control rights) or only reads.
+    static var requiresControl: Bool { get }
+    init(fields: CommandFields) throws(ProtocolError)
+}
+
+/// `navigate`: route from the current position through `waypoints` (the last is the destination).
+public struct NavigateCommand: NavigationCommand, Hashable {
+    public static let type = "navigate"
+    public static let requiresControl = true
+
+    public var waypoints: [Waypoint]
+    public var options: RouteOptions
+
+    public init(waypoints: [Waypoint], options: RouteOptions = RouteOptions()) {
+        self.waypoints = waypoints
+        self.options = options
+    }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let list = try fields.array("waypoints") else { throw ProtocolError(.missingField, "'waypoints' is required (an array of {lat, lon})") }
+        guard !list.isEmpty else { throw ProtocolError(.invalidField, "'waypoints' must have at least one waypoint") }
+        guard list.count <= 50 else { throw ProtocolError(.invalidField, "'waypoints' has \(list.count) entries; at most 50") }
+        var waypoints: [Waypoint] = []
+        for (i, value) in list.enumerated() {
+            let coordinate = try CommandFields.coordinate(value, path: "waypoints[\(i)]")
+            let object = value.objectValue ?? [:]
+            var kind = Waypoint.Kind.break
+            if let text = object["kind"]?.stringValue {
+                guard let parsed = Waypoint.Kind(rawValue: text) else {
+                    throw ProtocolError(.invalidField, "waypoints[\(i)].kind must be 'break' or 'via', not '\(text)'")
+                }
+                kind = parsed
+            }
+            var properties: [String: JSONValue] = [:]
+            if let value = object["properties"], value != .null {
+                guard let object = value.objectValue else { throw ProtocolError(.invalidField, "waypoints[\(i)].properties must be an object") }
+                properties = object
+            }
+            waypoints.append(Waypoint(coordinate: coordinate, kind: kind, properties: properties))
+        }
+        self.waypoints = waypoints
+        self.options = try RouteOptions(fields: CommandFields(try fields.objectField("options") ?? [:]))
+    }
+}
+
+/// What a client may ask of a route, independent of the engine; the daemon maps it to each engine's request.
+public struct RouteOptions: Hashable, Sendable {
+    public enum Avoid: String, Hashable, Sendable, CaseIterable {
+        case tolls, highways, ferries
+    }
+
+    /// Engine costing/profile to use instead of the configured one (e.g. Valhalla `auto`, `bicycle`).
+    public var costing: String?
+    public var avoid: Set<Avoid>
+    /// Engine-specific request keys merged over everything else (Valhalla body keys, OSRM query parameters).
+    public var engine: [String: JSONValue]
+
+    public init(costing: String? = nil, avoid: Set<Avoid> = [], engine: [String: JSONValue] = [:]) {
+        self.costing = costing
+        self.avoid = avoid
+        self.engine = engine
+    }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        costing = try fields.string("costing")
+        var avoid: Set<Avoid> = []
+        for value in try fields.array("avoid") ?? [] {
+            guard let text = value.stringValue, let item = Avoid(rawValue: text) else {
+                throw ProtocolError(.invalidField, "options.avoid entries must be one of \(Avoid.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            avoid.insert(item)
+        }
+        self.avoid = avoid
+        engine = try fields.objectField("engine") ?? [:]
+    }
+}
+
+/// `cancel`: end the trip and any calculation.
+public struct CancelCommand: NavigationCommand, Hashable {
+    public static let type = "cancel"
+    public static let requiresControl = true
+    public init() {}
+    public init(fields: CommandFields) throws(ProtocolError) {}
+}
+
+/// `status`: a full snapshot.
+public struct StatusCommand: NavigationCommand, Hashable {
+    public static let type = "status"
+    public static let requiresControl = false
+    public init() {}
+    public init(fields: CommandFields) throws(ProtocolError) {}
+}
+
+/// `subscribe`: which event types this client receives (all by default).
+public struct SubscribeCommand: NavigationCommand, Hashable {
+    public static let type = "subscribe"
+    public static let requiresControl = false
+    public var topics: Set<EventType>
+
+    public init(topics: Set<EventType>) { self.topics = topics }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let list = try fields.array("topics") else { throw ProtocolError(.missingField, "'topics' is required (an array of event types)") }
+        var topics: Set<EventType> = []
+        for value in list {
+            guard let text = value.stringValue, let topic = EventType(rawValue: text) else {
+                throw ProtocolError(
+                    .invalidField, "unknown topic \(value); topics are \(EventType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            topics.insert(topic)
+        }
+        self.topics = topics
+    }
+}
+
+/// `advance`: move to the next step now (a driver's "next" button, or the manual advance condition).
+public struct AdvanceCommand: NavigationCommand, Hashable {
+    public static let type = "advance"
+    public static let requiresControl = true
+    public init() {}
+    public init(fields: CommandFields) throws(ProtocolError) {}
+}
+
+/// `snap_route`: map-match an external track to the road network and navigate the result.
+public struct SnapRouteCommand: NavigationCommand, Hashable {
+    public static let type = "snap_route"
+    public static let requiresControl = true
+
+    /// One trace point: where, optionally when, and optionally how far (metres) the matcher may search.
+    public struct Point: Hashable, Sendable {
+        public var coordinate: GeographicCoordinate
+        public var time: Date?
+        public var radius: Double?
+    }
+    /// Points in driving order.
+    public var points: [Point]
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let list = try fields.array("trace") else { throw ProtocolError(.missingField, "'trace' is required (an array of {lat, lon, time?})") }
+        guard list.count >= 2 else { throw ProtocolError(.invalidField, "'trace' needs at least 2 points") }
+        guard list.count <= 5000 else { throw ProtocolError(.invalidField, "'trace' has \(list.count) points; at most 5000") }
+        var points: [Point] = []
+        for (i, value) in list.enumerated() {
+            let coordinate = try CommandFields.coordinate(value, path: "trace[\(i)]")
+            var time: Date?
+            if let text = value["time"]?.stringValue {
+                guard let parsed = ISO8601Timestamp.parse(text) else { throw ProtocolError(.invalidField, "trace[\(i)].time is not an ISO 8601 time") }
+                time = parsed
+            }
+            points.append(Point(coordinate: coordinate, time: time, radius: value["radius"]?.doubleValue))
+        }
+        self.points = points
+    }
+}
+
+/// `cancel_calculation`: cancel one calculation session, or the running one when `session` is absent.
+public struct CancelCalculationCommand: NavigationCommand, Hashable {
+    public static let type = "cancel_calculation"
+    public static let requiresControl = true
+    public var session: Int?
+
+    public init(session: Int?) { self.session = session }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        if let number = try fields.number("session") {
+            guard number == number.rounded(), number >= 1 else { throw ProtocolError(.invalidField, "'session' must be a positive integer") }
+            session = Int(number)
+        }
+    }
+}

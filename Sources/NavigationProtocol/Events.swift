@@ -1,0 +1,77 @@
+import NavigationCore
+
+/// The protocol's version, sent in `hello`. Incremented when a message changes incompatibly.
+public let navigationProtocolVersion = 1
+
+/// The event types a client can subscribe to. Every event line carries `type`, `seq` (one counter for all events,
+/// increasing by one per event the daemon publishes) and `routeId` (null when there is no route).
+public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
+    /// On every fix while a trip is active: the fields of `navctl replay` (docs/replay-format.md).
+    case tripState = "trip_state"
+    /// A banner (`kind: visual`) or a voice prompt (`kind: spoken`), each exactly once per route.
+    case instruction
+    /// Instructions already sent that no longer apply (reroute, cancel).
+    case instructionRetracted = "instruction_retracted"
+    /// The vehicle left the route or came back, and what the reroute policy did about it.
+    case deviation
+    /// A new active route (initial, reroute, snap, or resumed after a restart).
+    case route
+    /// Progress of a route calculation session.
+    case routeCalculation = "route_calculation"
+    /// An intermediate stop was passed.
+    case waypointReached = "waypoint_reached"
+    /// The destination was reached.
+    case arrived
+    /// GNSS health: ok / degraded / lost.
+    case gnss
+
+    /// Events that a slow client may miss when a newer one of the same type replaces it.
+    public var isReplaceable: Bool { self == .tripState }
+}
+
+/// One message from the server: its JSON object and, for events, its type (for topic filtering and buffering).
+public struct ServerMessage: Sendable {
+    public var object: [String: JSONValue]
+    /// The event type, or nil for `hello`, `reply`, `error` and `bye`, which are never filtered or dropped.
+    public var eventType: EventType?
+
+    public init(object: [String: JSONValue], eventType: EventType? = nil) {
+        self.object = object
+        self.eventType = eventType
+    }
+
+    /// The serialized line, newline included.
+    public var line: [UInt8] { JSONLine.serialize(object) }
+
+    public static func event(_ type: EventType, seq: UInt64, routeId: String?, fields: [String: JSONValue]) -> ServerMessage {
+        var object = fields
+        object["type"] = .string(type.rawValue)
+        object["seq"] = .number(Double(seq))
+        object["routeId"] = routeId.map(JSONValue.string) ?? .null
+        return ServerMessage(object: object, eventType: type)
+    }
+
+    public static func reply(id: JSONValue?, command: String, result: [String: JSONValue]) -> ServerMessage {
+        var object: [String: JSONValue] = ["type": "reply", "command": .string(command), "result": .object(result)]
+        object["id"] = id ?? .null
+        return ServerMessage(object: object)
+    }
+
+    public static func error(id: JSONValue?, _ error: ProtocolError) -> ServerMessage {
+        var object: [String: JSONValue] = ["type": "error", "code": .string(error.code.rawValue), "message": .string(error.message)]
+        object["id"] = id ?? .null
+        return ServerMessage(object: object)
+    }
+
+    public static func hello(navdVersion: String, control: Bool, state: [String: JSONValue]) -> ServerMessage {
+        ServerMessage(object: [
+            "type": "hello", "protocol": .number(Double(navigationProtocolVersion)), "navd": .string(navdVersion),
+            "control": .bool(control), "state": .object(state),
+        ])
+    }
+
+    /// The last line before the server closes the connection on shutdown.
+    public static func bye(reason: String) -> ServerMessage {
+        ServerMessage(object: ["type": "bye", "reason": .string(reason)])
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import NavigationCore
+import Testing
+import TestSupport
+
+/// A real navd process with its own directory (config, socket, journal, log).
+final class NavdInstance: @unchecked Sendable {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    let directory: URL
+    var socketPath: String { directory.appendingPathComponent("navd.sock").path }
+    var journalPath: String { directory.appendingPathComponent("trip.json").path }
+    var configPath: String { directory.appendingPathComponent("navd.toml").path }
+    private(set) var process: ExternalProcess?
+
+    /// `sections`: TOML text for everything but [socket] and [journal], which point into the instance directory.
+    init(sections: String, socketMode: String = "0600", extraSocket: String = "") throws {
+        // Short path: Unix socket paths are limited to 107 bytes.
+        directory = URL(fileURLWithPath: "/tmp/navd-t-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = """
+            \(sections)
+
+            [socket]
+            path = "\(directory.appendingPathComponent("navd.sock").path)"
+            mode = "\(socketMode)"
+            \(extraSocket)
+
+            [journal]
+            path = "\(directory.appendingPathComponent("trip.json").path)"
+            interval = 1
+
+            [logging]
+            level = "debug"
+            format = "journald"
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: configPath))
+    }
+
+    static func binary() throws -> String {
+        let products = Bundle.main.bundleURL.pathExtension == "xctest" ? Bundle.main.bundleURL.deletingLastPathComponent() : Bundle.main.bundleURL
+        for candidate in [products.appendingPathComponent("navd"), repoRoot.appendingPathComponent(".build/debug/navd")]
+        where FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.path
+        }
+        Issue.record("navd binary not found next to \(products.path); build it with `swift build`")
+        throw CancellationError()
+    }
+
+    /// Starts navd and waits (up to 20 s) for its socket.
+    @discardableResult
+    func start(environment: [String: String] = [:]) throws -> ExternalProcess {
+        let process = try ExternalProcess(try Self.binary(), ["--config", configPath], environment: environment)
+        self.process = process
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: socketPath) { return process }
+            if !process.isRunning {
+                Issue.record("navd exited at start:\n\(process.output)")
+                throw CancellationError()
+            }
+            usleep(50_000)
+        }
+        Issue.record("navd did not create its socket within 20 s:\n\(process.output)")
+        throw CancellationError()
+    }
+
+    func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
+
+    var log: String { process?.output ?? "" }
+
+    deinit {
+        process?.stop(signal: SIGKILL)
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The routing engines started by scripts/test (or `scripts/engines start`); a test that needs one fails
+/// loudly without it.
+enum Engines {
+    static func valhallaURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["NAVD_VALHALLA_URL"] else {
+            Issue.record("NAVD_VALHALLA_URL is not set: run the suite with scripts/test (it starts Valhalla on 127.0.0.1)")
+            throw CancellationError()
+        }
+        return url
+    }
+}

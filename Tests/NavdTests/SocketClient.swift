@@ -1,0 +1,99 @@
+import Foundation
+import NavigationCore
+import Testing
+
+/// A protocol client over a real Unix socket, with bounded waits.
+final class SocketClient: @unchecked Sendable {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var closedByServer = false
+    /// Every message read so far, in order.
+    private(set) var received: [JSONValue] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8)
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            Issue.record("cannot connect to \(path): \(String(cString: strerror(errno)))")
+            close(fd)
+            throw CancellationError()
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) {
+        sendBytes(Array((line + "\n").utf8))
+    }
+
+    func sendBytes(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    /// The next message, or nil after `timeout` seconds or when the server closed the connection.
+    func next(timeout: Double) -> JSONValue? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                guard let value = try? JSONParser.parse(line) else {
+                    Issue.record("server sent a line that is not JSON: \(String(decoding: line, as: UTF8.self))")
+                    continue
+                }
+                received.append(value)
+                return value
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 || closedByServer { return nil }
+            var pollfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pollfd, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 {
+                closedByServer = true
+            } else {
+                buffer += chunk[..<count]
+            }
+        }
+    }
+
+    /// Reads until a message satisfies `condition` (returned) or `timeout` seconds pass (nil).
+    func waitFor(timeout: Double, _ condition: (JSONValue) -> Bool) -> JSONValue? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            guard let message = next(timeout: deadline.timeIntervalSinceNow) else { return nil }
+            if condition(message) { return message }
+        }
+        return nil
+    }
+
+    /// Reads whatever arrives during `seconds`.
+    func drain(for seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while deadline.timeIntervalSinceNow > 0, next(timeout: deadline.timeIntervalSinceNow) != nil {}
+    }
+
+    /// Sends a command and waits for its reply or error (by id).
+    func command(_ line: String, id: String, timeout: Double = 10) -> JSONValue? {
+        send(line)
+        return waitFor(timeout: timeout) { $0["id"]?.stringValue == id && ($0.type == "reply" || $0.type == "error") }
+    }
+}
+
+extension JSONValue {
+    var type: String? { self["type"]?.stringValue }
+}
