@@ -130,3 +130,16 @@ func expectDriveEventOrder(_ messages: [JSONValue], sourceLabel: String) {
     #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 > $0 }, "\(sourceLabel): seq not increasing")
     _ = (inProgress, sourceLabel)
 }
+
+extension DeviatingDrive {
+    /// NMEA for the rest of the planned route, from the planned-route point nearest to fix `index` to the
+    /// destination, continuing the drive's timestamps: a drive that never leaves the route.
+    static func onPlannedRoute(_ drive: DeviatingDrive, from index: Int) throws -> [String] {
+        let here = drive.fixes[index].coordinate
+        let geometry = drive.plannedRoute.geometry
+        let nearest = try #require(geometry.indices.min { Geodesy.distance(geometry[$0], here) < Geodesy.distance(geometry[$1], here) })
+        let path = [here] + geometry[(nearest + 1)...]
+        let fixes = LocationSimulator(speed: 15, sampleRate: 1, startTime: drive.fixes[index].timestamp, reportedAccuracy: 4).simulate(along: path)
+        return fixes.map { NMEAWriter.sentences(for: $0).map { $0 + "\r\n" }.joined() }
+    }
+}

@@ -17,7 +17,7 @@ final class NavdInstance: @unchecked Sendable {
     init(sections: String, socketMode: String = "0600", extraSocket: String = "") throws {
         // Short path: Unix socket paths are limited to 107 bytes.
         directory = URL(fileURLWithPath: "/tmp/navd-t-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let config = """
             \(sections)
 
@@ -54,7 +54,8 @@ final class NavdInstance: @unchecked Sendable {
         self.process = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if FileManager.default.fileExists(atPath: socketPath) { return process }
+            // Connectable, not merely present: a killed navd leaves its socket file behind.
+            if SocketClient.canConnect(socketPath) { return process }
             if !process.isRunning {
                 Issue.record("navd exited at start:\n\(process.output)")
                 throw CancellationError()

@@ -10,20 +10,36 @@ final class SocketClient: @unchecked Sendable {
     /// Every message read so far, in order.
     private(set) var received: [JSONValue] = []
 
-    init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects a stream socket to `path`; -1 on failure (errno set).
+    private static func connected(_ path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8)
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard result == 0 else {
-            Issue.record("cannot connect to \(path): \(String(cString: strerror(errno)))")
+        if result != 0 {
+            let saved = errno
             close(fd)
+            errno = saved
+            return -1
+        }
+        return fd
+    }
+
+    static func canConnect(_ path: String) -> Bool {
+        let fd = connected(path)
+        if fd >= 0 { close(fd) }
+        return fd >= 0
+    }
+
+    init(path: String) throws {
+        fd = Self.connected(path)
+        guard fd >= 0 else {
+            Issue.record("cannot connect to \(path): \(String(cString: strerror(errno)))")
             throw CancellationError()
         }
     }

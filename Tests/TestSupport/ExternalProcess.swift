@@ -99,7 +99,14 @@ public final class ExternalProcess: @unchecked Sendable {
 
     private var exitStatus: Int32?
 
+    /// Leave what the program started running when this object goes away (a script that starts a server).
+    public var leavesChildrenRunning = false
+
     deinit {
+        if leavesChildrenRunning, !isRunning {
+            try? FileManager.default.removeItem(at: log)
+            return
+        }
         stop()
         try? FileManager.default.removeItem(at: log)
     }

@@ -112,16 +112,21 @@ public final class NavigationService: Service, Sendable {
                 case .sourceStatus(let status):
                     coordinator.handle(status)
                 case .connected(let client):
-                    client.outbox.enqueue(.hello(navdVersion: Self.navdVersion, control: client.mayControl, state: coordinator.snapshot()))
-                    hub.add(client)
+                    // A client that is already gone is not added (its connection task has finished).
+                    if !client.outbox.isClosing {
+                        deliver(.hello(navdVersion: Self.navdVersion, control: client.mayControl, state: coordinator.snapshot()), to: client, group: &group)
+                        hub.add(client)
+                    }
+                    client.answered()
                     logger.info("client connected", metadata: ["client": "\(client.id)", "peer": "\(client.peer)", "control": "\(client.mayControl)"])
                 case .command(let command, let id, let client):
                     do throws(ProtocolError) {
                         let result = try command.run(&coordinator, CommandContext(now: time, client: client))
-                        client.outbox.enqueue(.reply(id: id, command: command.type, result: result))
+                        deliver(.reply(id: id, command: command.type, result: result), to: client, group: &group)
                     } catch {
-                        client.outbox.enqueue(.error(id: id, error))
+                        deliver(.error(id: id, error), to: client, group: &group)
                     }
+                    client.answered()
                 case .attemptFailed(let session, let attempt, let error, let retryIn):
                     coordinator.calculationAttemptFailed(session: session, attempt: attempt, error: error, retryIn: retryIn)
                 case .finished(let session, let result, let attempts):
@@ -157,6 +162,23 @@ public final class NavigationService: Service, Sendable {
         }
     }
 
+    /// Queues a message for one client; a client whose queue overflows is disconnected.
+    private func deliver(_ message: ServerMessage, to client: ClientConnection, group: inout DiscardingTaskGroup) {
+        if !client.outbox.enqueue(message), client.outbox.overflowed {
+            disconnectSlow(client, group: &group)
+        }
+    }
+
+    private func disconnectSlow(_ client: ClientConnection, group: inout DiscardingTaskGroup) {
+        guard client.markDisconnecting() else { return }
+        logger.warning("client too slow; disconnecting", metadata: ["client": "\(client.id)", "peer": "\(client.peer)"])
+        group.addTask {
+            // The final error is written if the client reads again soon; otherwise the connection is dropped.
+            try? await Task.sleep(for: .seconds(10))
+            client.forceClose()
+        }
+    }
+
     private func perform(
         _ effects: [TripCoordinator.Effect], runner: RouteCalculationRunner, cancels: inout [Int: CancelSignal],
         group: inout DiscardingTaskGroup, coordinator: TripCoordinator
@@ -165,12 +187,7 @@ public final class NavigationService: Service, Sendable {
             switch effect {
             case .publish(let type, let routeId, let fields):
                 for client in hub.publish(type, routeId: routeId, fields: fields) {
-                    logger.warning("client too slow; disconnecting", metadata: ["client": "\(client.id)", "peer": "\(client.peer)"])
-                    group.addTask {
-                        // The final error is written if the client reads again soon; otherwise close anyway.
-                        try? await Task.sleep(for: .seconds(10))
-                        client.forceClose()
-                    }
+                    disconnectSlow(client, group: &group)
                 }
             case .startCalculation(let session, let request):
                 let signal = CancelSignal()

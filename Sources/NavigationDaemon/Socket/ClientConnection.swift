@@ -10,6 +10,8 @@ public final class ClientConnection: Sendable {
     public let outbox: ClientOutbox
     private let topicSet = Mutex(Set(EventType.allCases))
     private let closer = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Messages the navigation loop still owes this client: its hello and replies to commands sent.
+    private let owed = Mutex(0)
 
     public init(id: Int, peer: PeerCredentials, mayControl: Bool, queueLimit: Int) {
         self.id = id
@@ -25,6 +27,31 @@ public final class ClientConnection: Sendable {
     }
 
     public func wants(_ type: EventType) -> Bool { topicSet.withLock { $0.contains(type) } }
+
+    private let disconnecting = Mutex(false)
+
+    /// Marks the client as being disconnected; true the first time only.
+    public func markDisconnecting() -> Bool {
+        disconnecting.withLock { flag in
+            defer { flag = true }
+            return !flag
+        }
+    }
+
+    /// The loop will answer one more time (hello or a reply).
+    public func expectAnswer() { owed.withLock { $0 += 1 } }
+
+    /// The loop answered.
+    public func answered() { owed.withLock { $0 -= 1 } }
+
+    /// Waits (up to `timeout` seconds) until every hello and reply owed was queued: a client that sends its
+    /// commands and shuts down its side of the socket still gets its answers.
+    public func waitForAnswers(timeout: Double) async {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while owed.withLock({ $0 }) > 0, !outbox.isClosing, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
 
     /// How to drop the connection at once (set by the server).
     public func setForceClose(_ close: @escaping @Sendable () -> Void) {
@@ -77,7 +104,7 @@ public final class EventHub: Sendable {
         let line = message.line
         var overflowed: [ClientConnection] = []
         for client in clients where client.wants(type) {
-            if !client.outbox.enqueue(line: line, eventType: type) { overflowed.append(client) }
+            if !client.outbox.enqueue(line: line, eventType: type), client.outbox.overflowed { overflowed.append(client) }
         }
         return overflowed
     }

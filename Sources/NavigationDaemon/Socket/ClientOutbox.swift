@@ -24,6 +24,7 @@ public final class ClientOutbox: Sendable {
         var finalLines: [[UInt8]] = []
         var waiter: CheckedContinuation<Void, Never>?
         var dropped = 0
+        var overflowed = false
     }
 
     public let limit: Int
@@ -53,6 +54,7 @@ public final class ClientOutbox: Sendable {
             if state.queue.count >= limit {
                 state.queue.removeAll()
                 state.closing = true
+                state.overflowed = true
                 state.finalLines = [
                     ServerMessage.error(
                         id: nil, ProtocolError(.slowClient, "more than \(limit) messages were waiting for this client; disconnecting")
@@ -81,6 +83,12 @@ public final class ClientOutbox: Sendable {
         }
         waiter?.resume()
     }
+
+    /// True once the queue overflowed (the client is too slow).
+    public var overflowed: Bool { state.withLock { $0.overflowed } }
+
+    /// True once the connection is being closed (slow client, shutdown, oversized line).
+    public var isClosing: Bool { state.withLock { $0.closing } }
 
     /// How many trip_state messages were replaced before this client read them.
     public var droppedCount: Int { state.withLock { $0.dropped } }

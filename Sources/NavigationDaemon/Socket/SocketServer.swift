@@ -105,6 +105,7 @@ public final class SocketServer: Service, Sendable {
             logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
             client.outbox.close(after: [.error(id: nil, ProtocolError(.shuttingDown, "navd already has \(settings.maxClients) clients"))])
         } else {
+            client.expectAnswer()
             navigation.clientConnected(client)
         }
         do {
@@ -125,6 +126,7 @@ public final class SocketServer: Service, Sendable {
                             ])
                         }
                     }
+                    await client.waitForAnswers(timeout: 10)
                     client.outbox.close()
                 }
             }
@@ -147,6 +149,7 @@ public final class SocketServer: Service, Sendable {
         }
         do throws(ProtocolError) {
             let command = try router.prepare(type: parsed.type, fields: parsed.fields, mayControl: client.mayControl)
+            client.expectAnswer()
             navigation.submit(command, id: parsed.id, client: client)
         } catch {
             if error.code == .notAuthorized {

@@ -1,0 +1,85 @@
+import Foundation
+import NavigationCore
+import Testing
+import TestSupport
+
+/// A Valhalla of the test's own (scripts/engines with its own run directory and a fixed port), stopped while
+/// the vehicle is off the route and started again.
+@Suite(.serialized)
+struct EngineOutageTests {
+    static func engines(_ arguments: [String], runDirectory: String, port: Int) throws {
+        let script = NavdInstance.repoRoot.appendingPathComponent("scripts/engines").path
+        let process = try ExternalProcess(
+            "/bin/bash", [script] + arguments, environment: ["NAVD_RUN_DIR": runDirectory, "NAVD_VALHALLA_PORT": "\(port)"])
+        process.leavesChildrenRunning = true
+        let status = process.waitForExit(timeout: 60)
+        #expect(status == 0, "scripts/engines \(arguments) failed:\n\(process.output)")
+    }
+
+    @Test func reroutePublishesNonFatalErrorsKeepsTheOldRouteAndSucceedsWhenTheEngineIsBack() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
+        let runDirectory = "/tmp/navd-outage-\(UUID().uuidString.prefix(8))"
+        let port = freePort()
+        try Self.engines(["start", "valhalla"], runDirectory: runDirectory, port: port)
+        defer {
+            try? Self.engines(["stop"], runDirectory: runDirectory, port: port)
+            try? FileManager.default.removeItem(atPath: runDirectory)
+        }
+        let pty = try PtyPair()
+        let navd = try NavdInstance(
+            sections: """
+                [gnss]
+                source = "serial"
+                serial = "\(pty.devicePath)"
+                baud = 9600
+                [routing]
+                engine = "valhalla"
+                url = "http://127.0.0.1:\(port)"
+                max_attempts = 3
+                retry_delay = 0.3
+                [reroute]
+                cooldown = 1
+                minimum_movement = 0
+                """)
+        try navd.start()
+        let client = try navd.connect()
+        pty.write(drive.nmea(0))
+        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
+        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let initial = try #require(client.waitFor(timeout: 10) { $0.type == "route" })
+        let initialRouteId = try #require(initial["routeId"]?.stringValue)
+
+        try Self.engines(["stop"], runDirectory: runDirectory, port: port)
+        // Drive on until well off the route; reroutes fail while the engine is down.
+        let offRoute = min(drive.fixes.count - 1, drive.firstOffRouteFix + 6)
+        for index in 1...offRoute {
+            pty.write(drive.nmea(index))
+            client.drain(for: 0.15)
+        }
+        let failure = client.waitFor(timeout: 10) { $0.type == "route_calculation" && $0["status"]?.stringValue == "failed" }
+        let retries = client.received.filter {
+            $0.type == "route_calculation" && $0["status"]?.stringValue == "in_progress" && $0["error"] != nil
+        }
+        #expect(!retries.isEmpty, "no non-fatal errors published; navd log:\n\(navd.log.suffix(2000))")
+        #expect(retries.allSatisfy { $0["error"]?["code"]?.stringValue == "connection_failed" && $0["error"]?["retryable"]?.boolValue == true })
+        #expect(failure?["attempts"]?.doubleValue == 3, "session should fail after 3 attempts: \(String(describing: failure))")
+        // Still navigating the old route.
+        pty.write(drive.nmea(offRoute + 1))
+        let state = client.waitFor(timeout: 5) { $0.type == "trip_state" }
+        #expect(state?["state"]?.stringValue == "navigating")
+        #expect(state?["routeId"]?.stringValue == initialRouteId)
+        #expect(!client.received.contains { $0.type == "route" && $0["reason"]?.stringValue == "reroute" })
+
+        try Self.engines(["start", "valhalla"], runDirectory: runDirectory, port: port)
+        var rerouted = false
+        for index in (offRoute + 2)..<drive.fixes.count {
+            pty.write(drive.nmea(index))
+            client.drain(for: 0.15)
+            if client.received.contains(where: { $0.type == "route" && $0["reason"]?.stringValue == "reroute" }) {
+                rerouted = true
+                break
+            }
+        }
+        #expect(rerouted, "no reroute after the engine came back; navd log:\n\(navd.log.suffix(3000))")
+    }
+}

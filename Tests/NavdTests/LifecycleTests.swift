@@ -1,0 +1,177 @@
+import Foundation
+import NavigationCore
+import Testing
+import TestSupport
+
+/// Signals, restarts and systemd notification, with the real navd process.
+@Suite(.serialized)
+struct LifecycleTests {
+    static func simulatedConfig(valhalla: String, timeScale: Double = 5) -> String {
+        """
+        [gnss]
+        source = "simulate"
+        [gnss.simulate]
+        start = { lat = \(DeviatingDrive.origin.latitude), lon = \(DeviatingDrive.origin.longitude) }
+        speed = 15
+        rate = 2
+        time_scale = \(timeScale)
+        [routing]
+        engine = "valhalla"
+        url = "\(valhalla)"
+        """
+    }
+
+    @Test func sigtermSaysGoodbyeExitsZeroAndRemovesTheSocket() throws {
+        let navd = try NavdInstance(sections: Self.simulatedConfig(valhalla: try Engines.valhallaURL()))
+        let process = try navd.start()
+        let client = try navd.connect()
+        #expect(client.next(timeout: 5)?.type == "hello")
+        let status = process.signalAndWait(SIGTERM, timeout: 15)
+        #expect(status != nil, "navd did not exit within 15 s of SIGTERM:\n\(navd.log.suffix(2000))")
+        if let status {
+            #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "exit status \(status):\n\(navd.log.suffix(2000))")
+        }
+        let bye = client.waitFor(timeout: 5) { $0.type == "bye" }
+        #expect(bye != nil, "no bye line before the connection closed")
+        #expect(client.next(timeout: 2) == nil && client.closedByServer)
+        #expect(!FileManager.default.fileExists(atPath: navd.socketPath), "socket file left behind")
+    }
+
+    @Test func sdNotifyReadyStatusWatchdogAndStopping() throws {
+        let listener = try NotifyListener()
+        let navd = try NavdInstance(sections: Self.simulatedConfig(valhalla: try Engines.valhallaURL()))
+        let process = try navd.start(environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "900000"])
+        let ready = listener.waitFor(timeout: 10) { $0.contains("READY=1") }
+        #expect(ready?.contains("STATUS=") == true, "READY=1 without STATUS: \(String(describing: ready))")
+        // The socket already accepts clients when READY=1 arrives.
+        let client = try navd.connect()
+        #expect(client.next(timeout: 5)?.type == "hello")
+        let watchdogs = listener.count(within: 2) { $0 == "WATCHDOG=1" }
+        #expect(watchdogs >= 4, "expected WATCHDOG=1 at least every 0.3 s (interval 0.9 s), got \(watchdogs) in 2 s")
+        _ = client.command(DeviatingDrive.navigateCommand(id: "n"), id: "n")
+        let navigating = listener.waitFor(timeout: 15) { $0.hasPrefix("STATUS=navigating") }
+        #expect(navigating != nil, "no 'navigating' status; got \(listener.messages.filter { !$0.hasPrefix("WATCHDOG") })")
+        if let navigating { #expect(navigating.contains("left")) }
+        _ = process.signalAndWait(SIGTERM, timeout: 15)
+        #expect(listener.waitFor(timeout: 5) { $0.contains("STOPPING=1") } != nil)
+    }
+
+    @Test func sigkillMidTripThenRestartResumesTheSameRouteToArrival() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
+        let pty = try PtyPair()
+        let navd = try NavdInstance(
+            sections: """
+                [gnss]
+                source = "serial"
+                serial = "\(pty.devicePath)"
+                baud = 9600
+                [routing]
+                engine = "valhalla"
+                url = "\(try Engines.valhallaURL())"
+                """)
+        let first = try navd.start()
+        var client = try navd.connect()
+        pty.write(drive.nmea(0))
+        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
+        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let route = try #require(client.waitFor(timeout: 10) { $0.type == "route" })
+        let routeId = try #require(route["routeId"]?.stringValue)
+        // Drive a third of the way (still on the planned route), then kill navd without warning.
+        let killAt = drive.firstOffRouteFix / 2
+        for index in 1..<killAt {
+            pty.write(drive.nmea(index))
+            client.drain(for: 0.1)
+        }
+        client.drain(for: 1.5)  // the journal is saved every second
+        let progressBefore = client.received.last { $0.type == "trip_state" }?["progress"]?["distanceRemaining"]?.doubleValue
+        _ = first.signalAndWait(SIGKILL, timeout: 5)
+        #expect(FileManager.default.fileExists(atPath: navd.journalPath), "no journal after SIGKILL")
+
+        try navd.start()
+        client = try navd.connect()
+        let hello = try #require(client.next(timeout: 5))
+        #expect(hello["state"]?["routeId"]?.stringValue == routeId, "hello after restart: \(hello)")
+        #expect(hello["state"]?["phase"]?.stringValue == "resuming")
+        // Finish on the planned route: the restarted navd must carry on the same trip, not reroute.
+        let remaining = try DeviatingDrive.onPlannedRoute(drive, from: killAt)
+        for (offset, sentences) in remaining.enumerated() {
+            pty.write(sentences)
+            client.drain(for: 0.1)
+            if offset == 3 { break }
+        }
+        let resumed = client.received.first { $0.type == "route" }
+        #expect(resumed?["reason"]?.stringValue == "resumed")
+        #expect(resumed?["routeId"]?.stringValue == routeId, "resumed under another route id: \(String(describing: resumed?["routeId"]))")
+        let firstState = client.received.first { $0.type == "trip_state" && $0["state"]?.stringValue == "navigating" }
+        let progressAfter = firstState?["progress"]?["distanceRemaining"]?.doubleValue
+        if let progressBefore, let progressAfter {
+            #expect(abs(progressAfter - progressBefore) < 150, "resumed at \(progressAfter) m left; was \(progressBefore) m")
+        }
+        for sentences in remaining.dropFirst(4) {
+            pty.write(sentences)
+            client.drain(for: 0.1)
+        }
+        let arrived = client.received.contains { $0.type == "arrived" } || client.waitFor(timeout: 10) { $0.type == "arrived" } != nil
+        #expect(arrived, "no arrival after the restart:\n\(navd.log.suffix(3000))")
+        #expect(client.received.first { $0.type == "arrived" }?["routeId"]?.stringValue == routeId)
+        client.drain(for: 0.5)
+        #expect(!FileManager.default.fileExists(atPath: navd.journalPath), "arrival must delete the journal")
+    }
+}
+
+/// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
+final class NotifyListener: @unchecked Sendable {
+    let path = "/tmp/navd-notify-\(UUID().uuidString.prefix(8))"
+    private let fd: Int32
+    private(set) var messages: [String] = []
+
+    init() throws {
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            Issue.record("cannot bind \(path): \(String(cString: strerror(errno)))")
+            throw CancellationError()
+        }
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+
+    /// The next datagram within `timeout` seconds.
+    func next(timeout: Double) -> String? {
+        var pollfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollfd, 1, Int32(max(0, timeout) * 1000)) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        let message = String(decoding: buffer[..<count], as: UTF8.self)
+        messages.append(message)
+        return message
+    }
+
+    func waitFor(timeout: Double, _ condition: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            if let message = next(timeout: deadline.timeIntervalSinceNow), condition(message) { return message }
+        }
+        return nil
+    }
+
+    func count(within seconds: Double, _ condition: (String) -> Bool) -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        var count = 0
+        while deadline.timeIntervalSinceNow > 0 {
+            if let message = next(timeout: deadline.timeIntervalSinceNow), condition(message) { count += 1 }
+        }
+        return count
+    }
+}

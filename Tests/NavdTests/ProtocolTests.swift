@@ -1,0 +1,135 @@
+import Foundation
+import NavigationCore
+import Testing
+import TestSupport
+
+/// Bad input, access control and many clients, against the real navd process.
+@Suite(.serialized)
+struct ProtocolTests {
+    static func navd(socketMode: String = "0600", extraSocket: String = "", rate: Double = 2) throws -> NavdInstance {
+        try NavdInstance(
+            sections: """
+                [gnss]
+                source = "simulate"
+                [gnss.simulate]
+                start = { lat = 60.1680, lon = 24.9480 }
+                rate = \(rate)
+                time_scale = 1
+                [routing]
+                engine = "valhalla"
+                url = "\(try Engines.valhallaURL())"
+                """, socketMode: socketMode, extraSocket: extraSocket)
+    }
+
+    struct BadLine: CustomTestStringConvertible, Sendable {
+        var name: String
+        var line: String
+        var code: String
+        var testDescription: String { name }
+    }
+
+    static let badLines: [BadLine] = [
+        BadLine(name: "not JSON", line: "navigate please", code: "invalid_json"),
+        BadLine(name: "truncated JSON", line: #"{"type":"status","id":"x""#, code: "invalid_json"),
+        BadLine(name: "not an object", line: "[1,2,3]", code: "invalid_message"),
+        BadLine(name: "no type", line: #"{"id":"x"}"#, code: "missing_field"),
+        BadLine(name: "unknown command", line: #"{"type":"fly","id":"x"}"#, code: "unknown_command"),
+        BadLine(name: "navigate without waypoints", line: #"{"type":"navigate","id":"x"}"#, code: "missing_field"),
+        BadLine(name: "waypoint off the globe", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":95,"lon":0}]}"#, code: "invalid_field"),
+        BadLine(name: "waypoint without lon", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":60}]}"#, code: "missing_field"),
+        BadLine(name: "unknown avoid", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":60.17,"lon":24.94}],"options":{"avoid":["cows"]}}"#, code: "invalid_field"),
+        BadLine(name: "unknown topic", line: #"{"type":"subscribe","id":"x","topics":["weather"]}"#, code: "invalid_field"),
+        BadLine(name: "advance without trip", line: #"{"type":"advance","id":"x"}"#, code: "no_active_trip"),
+        BadLine(name: "cancel unknown session", line: #"{"type":"cancel_calculation","id":"x","session":99}"#, code: "no_such_calculation"),
+        BadLine(name: "deeply nested", line: String(repeating: "[", count: 5000), code: "invalid_json"),
+        BadLine(name: "invalid UTF-8", line: "{\"type\":\"status\",\"id\":\"\u{FFFD}\u{0}\"", code: "invalid_json"),
+    ]
+
+    @Test func everyBadLineGetsAnErrorAndTheConnectionStaysUsable() throws {
+        let navd = try Self.navd()
+        try navd.start()
+        let client = try navd.connect()
+        #expect(client.next(timeout: 5)?.type == "hello")
+        for bad in Self.badLines {
+            client.send(bad.line)
+            let error = client.waitFor(timeout: 5) { $0.type == "error" }
+            #expect(error?["code"]?.stringValue == bad.code, "\(bad.name): got \(String(describing: error))")
+            #expect(error?["message"]?.stringValue?.isEmpty == false)
+        }
+        // Still connected and served.
+        let status = client.command(#"{"type":"status","id":"after"}"#, id: "after")
+        #expect(status?.type == "reply", "connection unusable after bad input")
+        #expect(navd.process?.isRunning == true)
+    }
+
+    @Test func anOversizedLineGetsAnErrorAndClosesOnlyThatConnection() throws {
+        let navd = try Self.navd()
+        try navd.start()
+        let other = try navd.connect()
+        let client = try navd.connect()
+        #expect(client.next(timeout: 5)?.type == "hello")
+        // 200 KB without a newline, then a valid command that must not be executed.
+        client.sendBytes(Array(repeating: UInt8(ascii: "x"), count: 200_000) + Array("\n{\"type\":\"status\",\"id\":\"late\"}\n".utf8))
+        let error = client.waitFor(timeout: 5) { $0.type == "error" }
+        #expect(error?["code"]?.stringValue == "line_too_long")
+        #expect(client.next(timeout: 3) == nil && client.closedByServer, "connection should close after an oversized line")
+        #expect(!client.received.contains { $0["id"]?.stringValue == "late" })
+        #expect(other.command(#"{"type":"status","id":"s"}"#, id: "s")?.type == "reply")
+    }
+
+    @Test func aPeerWithoutControlRightsMayReadButNotControl() throws {
+        // World-writable socket; control only for root and navd's own user (root here): "nobody" may only read.
+        let navd = try Self.navd(socketMode: "0666")
+        try navd.start()
+        let commands = #"{"type":"navigate","id":"n","waypoints":[{"lat":60.172,"lon":24.937}]}\n{"type":"status","id":"s"}\n"#
+        let script = "printf '\(commands)' | setpriv --reuid=65534 --regid=65534 --clear-groups socat -t 3 - UNIX-CONNECT:\(navd.socketPath)"
+        let nobody = try ExternalProcess("/bin/sh", ["-c", script])
+        #expect(nobody.waitForExit(timeout: 15) != nil)
+        let lines = nobody.output.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
+        #expect(lines.first?.type == "hello", "output: \(nobody.output)")
+        #expect(lines.first?["control"]?.boolValue == false)
+        let refused = lines.first { $0["id"]?.stringValue == "n" }
+        #expect(refused?.type == "error")
+        #expect(refused?["code"]?.stringValue == "not_authorized")
+        let status = lines.first { $0["id"]?.stringValue == "s" }
+        #expect(status?.type == "reply", "a reader may ask for status")
+        // The refused navigate started nothing.
+        #expect(status?["result"]?["phase"]?.stringValue == "idle")
+        #expect(status?["result"]?["calculations"]?.arrayValue?.isEmpty == true)
+        #expect(navd.log.contains("no control rights"))
+    }
+
+    @Test func manyClientsAndOneThatNeverReads() throws {
+        let navd = try Self.navd(extraSocket: "client_queue_limit = 16", rate: 10)
+        try navd.start()
+        let readers = try (0..<20).map { _ in try navd.connect() }
+        let stalled = try navd.connect()
+        // The stalled client floods status requests (about 2 KB of reply each) and reads nothing.
+        var flood: [UInt8] = []
+        for i in 0..<3000 { flood += Array("{\"type\":\"status\",\"id\":\"f\(i)\"}\n".utf8) }
+        stalled.sendBytes(flood)
+        // Meanwhile every reader keeps getting fixes at the source's rate (10 per second).
+        let start = Date()
+        var counts = [Int](repeating: 0, count: readers.count)
+        while Date().timeIntervalSince(start) < 4 {
+            for (i, reader) in readers.enumerated() {
+                while let message = reader.next(timeout: 0.01) { if message.type == "trip_state" { counts[i] += 1 } }
+            }
+        }
+        #expect(counts.allSatisfy { $0 >= 20 }, "readers starved while one client stalled: \(counts)")
+        // The stalled client, reading at last, finds replies, then the slow_client error, then the end.
+        var sawError = false
+        while let message = stalled.next(timeout: 15) {
+            if message.type == "error" {
+                #expect(message["code"]?.stringValue == "slow_client")
+                sawError = true
+            }
+        }
+        #expect(sawError, "no slow_client error for the stalled client")
+        #expect(stalled.closedByServer)
+        let replies = stalled.received.filter { $0.type == "reply" }.count
+        #expect(replies < 3000, "every reply was delivered: the client was never cut off")
+        #expect(readers[0].command(#"{"type":"status","id":"ok"}"#, id: "ok")?.type == "reply")
+        #expect(navd.log.contains("client too slow"))
+    }
+}
