@@ -14,6 +14,7 @@ public struct NavdConfig: Sendable {
     public init() {}
 
     public struct GNSS: Sendable, Equatable {
+        public init() {}
         public enum Source: String, Sendable, CaseIterable { case gpsd, serial, replay, simulate }
         public var source: Source = .gpsd
         /// gpsd's address, `HOST:PORT`.
@@ -45,6 +46,7 @@ public struct NavdConfig: Sendable {
     }
 
     public struct Routing: Sendable, Equatable {
+        public init() {}
         public enum Engine: String, Sendable, CaseIterable { case valhalla, osrm, graphhopper }
         public var engine: Engine = .valhalla
         public var url = "http://127.0.0.1:8002"
@@ -72,6 +74,7 @@ public struct NavdConfig: Sendable {
     }
 
     public struct Reroute: Sendable, Equatable {
+        public init() {}
         public enum Policy: String, Sendable, CaseIterable {
             /// Reroute when the vehicle leaves the route.
             case automatic
@@ -103,6 +106,7 @@ public struct NavdConfig: Sendable {
     }
 
     public struct Socket: Sendable, Equatable {
+        public init() {}
         public var path = "/run/navd/navd.sock"
         /// File mode of the socket, octal.
         public var mode: UInt16 = 0o660
@@ -121,6 +125,7 @@ public struct NavdConfig: Sendable {
     }
 
     public struct Journal: Sendable, Equatable {
+        public init() {}
         /// Empty disables the journal.
         public var path = "/var/lib/navd/trip.json"
         /// Seconds between periodic saves while navigating.
@@ -130,6 +135,7 @@ public struct NavdConfig: Sendable {
     }
 
     public struct Logging: Sendable, Equatable {
+        public init() {}
         public enum Format: String, Sendable, CaseIterable {
             /// `<6>message key=value`: journald reads the priority.
             case journald

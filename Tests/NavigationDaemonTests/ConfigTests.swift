@@ -1,0 +1,104 @@
+import Foundation
+import NavigationCore
+import NavigationDaemon
+import Testing
+
+@Suite struct ConfigTests {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theShippedExampleIsValidAndMeansTheDocumentedValues() throws {
+        let config = try ConfigLoader.load(path: Self.repoRoot.appendingPathComponent("systemd/navd.toml").path)
+        #expect(config.gnss.source == .gpsd)
+        #expect(config.routing.engine == .valhalla)
+        #expect(config.routing.effectiveProfile == "auto")
+        #expect(config.socket.path == "/run/navd/navd.sock")
+        #expect(config.socket.mode == 0o660)
+        #expect(config.socket.controlGroups == ["navd"])
+        #expect(config.journal.path == "/var/lib/navd/trip.json")
+        #expect(config.reroute.policy == .automatic)
+    }
+
+    @Test func anEmptyFileGivesTheDefaults() throws {
+        let config = try ConfigLoader.parse("", file: "empty.toml")
+        #expect(config.gnss == NavdConfig.GNSS())
+        #expect(config.reroute == NavdConfig.Reroute())
+    }
+
+    @Test func theIssueMinimumInterfaceParses() throws {
+        let config = try ConfigLoader.parse(
+            """
+            [gnss]
+            source = "serial"
+            serial = "/dev/navd-gps"
+            baud = 9600
+            [routing]
+            engine = "osrm"
+            url = "http://127.0.0.1:5000"
+            profile = "driving"
+            [routing.options]
+            exclude = "ferry"
+            [controller]
+            arrival = { distanceToEndOfStep = { distance = 15, minimumHorizontalAccuracy = 30 } }
+            [socket]
+            path = "/tmp/x.sock"
+            control_users = ["root", 1000]
+            """, file: "navd.toml")
+        #expect(config.gnss.source == .serial && config.gnss.baud == 9600)
+        #expect(config.routing.engine == .osrm && config.routing.options["exclude"] == "ferry")
+        #expect(config.socket.controlUsers == ["root", "1000"])
+    }
+
+    struct Bad: CustomTestStringConvertible, Sendable {
+        var text: String
+        var key: String?
+        var says: String
+        var testDescription: String { "\(key ?? "file"): \(says)" }
+    }
+
+    static let bad: [Bad] = [
+        Bad(text: "[gnss]\nsource = \"usb\"", key: "gnss.source", says: "must be one of"),
+        Bad(text: "[gnss]\nsorce = \"gpsd\"", key: "gnss.sorce", says: "unknown key"),
+        Bad(text: "[routing]\nengine = 3", key: "routing.engine", says: "must be one of"),
+        Bad(text: "[routing]\nurl = \"127.0.0.1:8002\"", key: "routing.url", says: "not an http(s) URL"),
+        Bad(text: "[routing]\ntimeout = -1", key: "routing.timeout", says: "outside"),
+        Bad(text: "[socket]\nmode = \"rw\"", key: "socket.mode", says: "octal"),
+        Bad(text: "[socket]\nmax_line_length = 1.5", key: "socket.max_line_length", says: "whole number"),
+        Bad(text: "[reroute]\npolicy = \"sometimes\"", key: "reroute.policy", says: "automatic"),
+        Bad(text: "[logging]\nlevel = \"loud\"", key: "logging.level", says: "not one of"),
+        Bad(text: "[gnss]\nsource = \"replay\"", key: "gnss.replay", says: "required"),
+        Bad(text: "[controller]\nstepAdvance = { teleport = {} }", key: "controller", says: "stepAdvance"),
+        Bad(text: "gnss = 5", key: "gnss", says: "must be a table"),
+        Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
+    ]
+
+    @Test(arguments: bad)
+    func aBadFileNamesTheFileTheKeyAndTheProblem(_ bad: Bad) {
+        do {
+            _ = try ConfigLoader.parse(bad.text, file: "/etc/navd/navd.toml")
+            Issue.record("accepted: \(bad.text)")
+        } catch {
+            let match = error.errors.first { $0.key == bad.key }
+            #expect(match != nil, "errors: \(error)")
+            #expect(match?.file == "/etc/navd/navd.toml")
+            #expect(match?.message.contains(bad.says) == true, "message: \(String(describing: match?.message))")
+        }
+    }
+
+    @Test func everyProblemIsReportedNotOnlyTheFirst() {
+        do {
+            _ = try ConfigLoader.parse("[gnss]\nsource = 1\n[routing]\nengine = \"x\"\nretries = 3", file: "f.toml")
+            Issue.record("accepted")
+        } catch {
+            #expect(Set(error.errors.compactMap(\.key)) == ["gnss.source", "routing.engine", "routing.retries"])
+        }
+    }
+
+    @Test func aMissingFileSaysSo() {
+        #expect(throws: ConfigErrors.self) { try ConfigLoader.load(path: "/nonexistent/navd.toml") }
+        do {
+            _ = try ConfigLoader.load(path: "/nonexistent/navd.toml")
+        } catch {
+            #expect(error.description.contains("does not exist"))
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NavigationDaemon
+import NavigationProtocol
+import RouteAdapters
+import Testing
+
+/// Drives a ``TripCoordinator`` with fixes and canned calculation results; time is given, never read.
+struct CoordinatorHarness {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let start = Date(timeIntervalSince1970: 1_795_241_290)
+
+    var coordinator: TripCoordinator
+    /// Effects so far, oldest first.
+    var effects: [TripCoordinator.Effect] = []
+    /// The wall clock the harness passes in (a manual clock).
+    var now = start
+
+    init(reroute: NavdConfig.Reroute = NavdConfig.Reroute(), resume: TripJournalRecord? = nil) {
+        var config = NavdConfig()
+        config.reroute = reroute
+        coordinator = TripCoordinator(settings: TripCoordinator.Settings(config: config), idPrefix: "t", resume: resume)
+    }
+
+    static func route() throws -> Route {
+        let data = try Data(contentsOf: repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/helsinki_osrm_plain.json"))
+        return try #require(try OSRMResponseParser().parseRoutes(from: data).first)
+    }
+
+    /// Fixes along `route` at 10 m/s, 1 Hz, shifted `offset` metres to the right.
+    static func fixes(along route: Route, offset: Double = 0, startingAt seconds: Double = 0) -> [UserLocation] {
+        LocationSimulator(speed: 10, sampleRate: 1, lateralBias: offset, startTime: start.addingTimeInterval(seconds), reportedAccuracy: 4)
+            .simulate(along: route.geometry)
+    }
+
+    mutating func take() -> [TripCoordinator.Effect] {
+        let new = coordinator.takeEffects()
+        effects += new
+        return new
+    }
+
+    mutating func feed(_ location: UserLocation) -> [TripCoordinator.Effect] {
+        now = max(now, location.timestamp)
+        coordinator.handle(.fix(GNSSFix(location: location, quality: GNSSQuality(mode: .threeDimensional))), now: now)
+        return take()
+    }
+
+    mutating func feed(_ locations: some Sequence<UserLocation>) -> [TripCoordinator.Effect] {
+        locations.flatMap { feed($0) }
+    }
+
+    /// Navigates to the route's destination and answers the session with `route`.
+    mutating func navigate(answering route: Route) throws -> Int {
+        let reply = try coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: now)
+        let session = try #require(reply["session"]?.doubleValue.map(Int.init))
+        _ = take()
+        coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: now)
+        _ = take()
+        return session
+    }
+}
+
+extension TripCoordinator.Effect {
+    var event: (type: EventType, routeId: String?, fields: [String: JSONValue])? {
+        if case .publish(let type, let routeId, let fields) = self { return (type, routeId, fields) }
+        return nil
+    }
+
+    var startedSession: (session: Int, request: TripCoordinator.CalculationRequest)? {
+        if case .startCalculation(let session, let request) = self { return (session, request) }
+        return nil
+    }
+}
+
+extension Array where Element == TripCoordinator.Effect {
+    func events(_ type: EventType) -> [[String: JSONValue]] { compactMap { $0.event }.filter { $0.type == type }.map(\.fields) }
+    var startedSessions: [(session: Int, request: TripCoordinator.CalculationRequest)] { compactMap(\.startedSession) }
+}
+
+extension Route {
+    /// The route from the start of step `first` on: what an engine would answer for a vehicle standing there.
+    func remainder(fromStep first: Int) -> Route {
+        let steps = Array(steps[first...])
+        var geometry: [GeographicCoordinate] = []
+        for step in steps { geometry += geometry.last == step.geometry.first ? Array(step.geometry.dropFirst()) : step.geometry }
+        return Route(
+            geometry: geometry, distance: steps.map(\.distance).reduce(0, +), duration: steps.map(\.duration).reduce(0, +),
+            waypoints: [Waypoint(coordinate: geometry.first!), waypoints.last!], steps: steps)
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NavigationDaemon
+import NavigationProtocol
+import RouteAdapters
+import RouteClient
+import Testing
+
+@Suite struct TripCoordinatorTests {
+    @Test func navigateBeforeTheFirstFixWaitsThenRoutesFromIt() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let reply = try harness.coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: harness.now)
+        #expect(reply["waitingForFix"] == true)
+        let waiting = harness.take()
+        #expect(waiting.events(.routeCalculation).first?["waiting"] == "gnss_fix")
+        #expect(waiting.startedSessions.isEmpty, "no request without an origin")
+        let first = CoordinatorHarness.fixes(along: route)[0]
+        let started = harness.feed(first).startedSessions
+        #expect(started.count == 1)
+        if case .route(let query)? = started.first?.request { #expect(query.origin == first) } else { Issue.record("no route request") }
+    }
+
+    @Test func aNavigateWaitingTooLongForAFixFails() throws {
+        var harness = CoordinatorHarness()
+        _ = try harness.coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: .init(latitude: 60.17, longitude: 24.94))]), now: harness.now)
+        _ = harness.take()
+        harness.coordinator.tick(now: harness.now.addingTimeInterval(59))
+        #expect(harness.take().events(.routeCalculation).isEmpty)
+        harness.coordinator.tick(now: harness.now.addingTimeInterval(60))
+        let failed = harness.take().events(.routeCalculation)
+        #expect(failed.first?["status"] == "failed")
+        #expect(failed.first?["error"]?["code"] == "no_gnss_fix")
+        #expect(harness.coordinator.phase == "idle")
+    }
+
+    @Test func eachInstructionIsPublishedExactlyOnceAndArrivalDeletesTheJournal() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let fixes = CoordinatorHarness.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(fixes.dropFirst())
+        let instructions = harness.effects.events(.instruction)
+        let keys = instructions.map { "\($0["kind"]!)|\($0["stepIndex"]!)|\($0["instruction"]!)" }
+        #expect(instructions.count > 5)
+        #expect(Set(keys).count == keys.count, "an instruction was published twice")
+        let steps = instructions.compactMap { $0["stepIndex"]?.doubleValue }
+        #expect(steps == steps.sorted())
+        #expect(harness.effects.events(.arrived).count == 1)
+        #expect(harness.effects.contains { if case .deleteJournal = $0 { true } else { false } })
+        let saves = harness.effects.filter { if case .saveJournal = $0 { true } else { false } }
+        #expect(saves.count >= route.steps.count - 1, "journal saved on every step change")
+        #expect(harness.coordinator.activeRouteId == nil)
+    }
+
+    /// Leaves the route: 120 m to the right of it from fix `from` on.
+    static func offRouteDrive(_ route: Route, from: Int = 20) -> [UserLocation] {
+        let on = CoordinatorHarness.fixes(along: route)
+        let off = CoordinatorHarness.fixes(along: route, offset: 120)
+        return Array(on[..<from]) + off[from...]
+    }
+
+    @Test func leavingTheRouteStartsOneRerouteFromThePredictedPosition() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let drive = Self.offRouteDrive(route)
+        _ = harness.feed(drive[0])
+        _ = try harness.navigate(answering: route)
+        var reroutes: [(session: Int, request: TripCoordinator.CalculationRequest)] = []
+        var at = 0
+        for (i, fix) in drive.enumerated().dropFirst() {
+            let started = harness.feed(fix).startedSessions
+            if !started.isEmpty, reroutes.isEmpty { at = i }
+            reroutes += started
+            if i > 40 { break }
+        }
+        #expect(reroutes.count == 1, "one request in flight at a time")
+        let deviation = try #require(harness.effects.events(.deviation).first)
+        #expect(deviation["offRoute"] == true)
+        #expect(deviation["reroute"] == "requested")
+        guard case .route(let query)? = reroutes.first?.request else {
+            Issue.record("no reroute request")
+            return
+        }
+        let fix = drive[at]
+        let ahead = Geodesy.distance(fix.coordinate, query.origin.coordinate)
+        #expect(abs(ahead - 10 * harness.coordinator.expectedRerouteLatency) < 1, "origin \(ahead) m ahead")
+        #expect(query.origin.course == fix.course, "the heading goes with the request")
+        #expect(query.waypoints.last?.coordinate == route.geometry.last)
+    }
+
+    @Test(arguments: [NavdConfig.Reroute.Acceptance.ifStillOffRoute, .always])
+    func aRerouteArrivingAfterTheVehicleReturnedFollowsThePolicy(_ acceptance: NavdConfig.Reroute.Acceptance) throws {
+        var settings = NavdConfig.Reroute()
+        settings.accept = acceptance
+        var harness = CoordinatorHarness(reroute: settings)
+        let route = try CoordinatorHarness.route()
+        let on = CoordinatorHarness.fixes(along: route)
+        let off = CoordinatorHarness.fixes(along: route, offset: 120)
+        _ = harness.feed(on[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(on[1..<20])
+        let session = try #require(harness.feed(off[20..<26]).startedSessions.first?.session)
+        _ = harness.feed(on[26..<32])  // back on the route before the answer
+        // The answer starts at the vehicle: the start of the step it is on.
+        let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
+        let answer = route.remainder(fromStep: Int(stepNow) + 1)
+        harness.coordinator.calculationFinished(session: session, result: .success([answer]), attempts: 1, now: harness.now)
+        let result = harness.take()
+        let succeeded = try #require(result.events(.routeCalculation).first)
+        #expect(succeeded["applied"] == .bool(acceptance == .always))
+        #expect(result.events(.route).count == (acceptance == .always ? 1 : 0))
+    }
+
+    @Test func aRerouteCompletingAfterCancelNeverRevivesTheTrip() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let drive = Self.offRouteDrive(route)
+        _ = harness.feed(drive[0])
+        _ = try harness.navigate(answering: route)
+        let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
+        _ = harness.coordinator.cancel()
+        let cancelled = harness.take()
+        #expect(cancelled.contains { if case .cancelCalculation(session) = $0 { true } else { false } })
+        #expect(cancelled.events(.instructionRetracted).count == 1)
+        harness.coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: harness.now)
+        #expect(harness.take().isEmpty, "a finished session of a cancelled trip publishes nothing")
+        #expect(harness.coordinator.activeRouteId == nil)
+        #expect(harness.coordinator.phase == "idle")
+    }
+
+    @Test func aRerouteWhoseFirstManeuverIsBehindTheVehicleIsRejected() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let drive = Self.offRouteDrive(route)
+        _ = harness.feed(drive[0])
+        _ = try harness.navigate(answering: route)
+        let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
+        // An answer that starts where the trip started: its first maneuver is far behind the vehicle.
+        let vehicleOnRoute = CoordinatorHarness.fixes(along: route)[60]
+        _ = harness.feed(vehicleOnRoute)
+        var settings = NavdConfig()
+        settings.reroute.accept = .always
+        harness.coordinator.update(settings: TripCoordinator.Settings(config: settings))
+        harness.coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: harness.now)
+        let result = harness.take().events(.routeCalculation).first
+        #expect(result?["applied"] == false)
+        #expect(result?["reason"]?.stringValue?.contains("behind") == true, "\(String(describing: result))")
+    }
+
+    @Test func repeatedReroutesAreALoopThatPausesRerouting() throws {
+        var settings = NavdConfig.Reroute()
+        settings.loopCount = 2
+        settings.cooldown = 0
+        settings.minimumMovement = 0
+        settings.accept = .always
+        var harness = CoordinatorHarness(reroute: settings)
+        let route = try CoordinatorHarness.route()
+        let on = CoordinatorHarness.fixes(along: route)
+        let off = CoordinatorHarness.fixes(along: route, offset: 150)
+        _ = harness.feed(on[0])
+        _ = try harness.navigate(answering: route)
+        var applied = 0
+        var index = 1
+        // The "engine" keeps answering with the original route, which the vehicle keeps not following.
+        while index < 60 {
+            for session in harness.feed(off[index]).startedSessions.map(\.session) {
+                harness.coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: harness.now)
+                if harness.take().events(.route).count == 1 { applied += 1 }
+            }
+            index += 1
+        }
+        #expect(applied == 2, "reroutes applied before the loop was detected: \(applied)")
+        let decisions = harness.effects.events(.deviation).compactMap { $0["reroute"]?.stringValue }
+        #expect(decisions.contains("loop_detected"))
+        #expect(harness.coordinator.snapshot()["reroute"]?["resumesAt"] != .null)
+    }
+
+    @Test func aFailedRerouteKeepsTheOldRouteAndAllowsAnotherAttempt() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let drive = Self.offRouteDrive(route)
+        _ = harness.feed(drive[0])
+        _ = try harness.navigate(answering: route)
+        let routeId = harness.coordinator.activeRouteId
+        let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
+        let refused = RouteFetchError(server: "http://127.0.0.1:1", kind: .connectionFailed, detail: "Connection refused")
+        harness.coordinator.calculationAttemptFailed(session: session, attempt: 1, error: refused, retryIn: 1)
+        let retry = harness.take().events(.routeCalculation).first
+        #expect(retry?["status"] == "in_progress")
+        #expect(retry?["error"]?["code"] == "connection_failed")
+        harness.coordinator.calculationFinished(session: session, result: .failure(refused), attempts: 4, now: harness.now)
+        #expect(harness.take().events(.routeCalculation).first?["status"] == "failed")
+        #expect(harness.coordinator.activeRouteId == routeId, "navigation continues on the old route")
+        let next = harness.feed(drive[30..<45]).startedSessions
+        #expect(next.count == 1, "a new reroute once the gate allows it")
+    }
+
+    @Test func aJournaledTripResumesWithItsRouteIdOnTheFirstFix() throws {
+        let route = try CoordinatorHarness.route()
+        let record = TripJournalRecord(
+            routeId: "old-7", route: route, options: .object([:]), distanceAlong: 300, stepIndex: 1, startedAt: CoordinatorHarness.start,
+            savedAt: CoordinatorHarness.start)
+        var harness = CoordinatorHarness(resume: record)
+        #expect(harness.coordinator.phase == "resuming")
+        let fixes = CoordinatorHarness.fixes(along: route)
+        let effects = harness.feed(fixes[31])
+        let resumed = try #require(effects.events(.route).first)
+        #expect(resumed["reason"] == "resumed")
+        #expect(effects.compactMap(\.event).first { $0.type == .route }?.routeId == "old-7")
+        let state = try #require(effects.events(.tripState).first)
+        #expect(state["state"] == "navigating")
+    }
+}
