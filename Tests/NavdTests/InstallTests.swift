@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// scripts/install staged into a directory, and the unit it installs checked by systemd's own tools.
+@Suite(.serialized)
+struct InstallTests {
+    @Test func installStagesEverythingAndTheUnitVerifies() throws {
+        let stage = "/tmp/navd-stage-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: stage) }
+        let binaries = URL(fileURLWithPath: try NavdInstance.binary()).deletingLastPathComponent().path
+        let script = NavdInstance.repoRoot.appendingPathComponent("scripts/install").path
+        let install = try ExternalProcess("/bin/bash", [script, "--no-build"], environment: ["DESTDIR": stage, "NAVD_BIN_DIR": binaries])
+        #expect(install.waitForExit(timeout: 60) == 0, "install failed:\n\(install.output)")
+        for path in [
+            "/usr/local/bin/navd", "/usr/local/bin/navctl", "/etc/systemd/system/navd.service", "/etc/udev/rules.d/60-navd-gnss.rules",
+            "/etc/navd/navd.toml", "/usr/local/share/doc/navd/protocol.md",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: stage + path), "\(path) not installed")
+        }
+        // The staged navd accepts the staged example configuration.
+        let check = try ExternalProcess(stage + "/usr/local/bin/navd", ["check-config", stage + "/etc/navd/navd.toml"])
+        #expect(check.waitForExit(timeout: 30) == 0, "check-config: \(check.output)")
+        // systemd-analyze verify, with ExecStart pointing at the staged binary.
+        let unit = try String(contentsOfFile: stage + "/etc/systemd/system/navd.service", encoding: .utf8)
+        let verifyPath = stage + "/navd.service"
+        try unit.replacingOccurrences(of: "/usr/local/bin/navd", with: stage + "/usr/local/bin/navd").write(
+            toFile: verifyPath, atomically: true, encoding: .utf8)
+        let verify = try ExternalProcess("systemd-analyze", ["verify", verifyPath])
+        #expect(verify.waitForExit(timeout: 30) == 0, "systemd-analyze verify:\n\(verify.output)")
+        #expect(!verify.output.contains("Unknown"), "systemd-analyze warnings:\n\(verify.output)")
+        for line in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "User=navd", "SupplementaryGroups=dialout", "RuntimeDirectory=navd",
+                     "StateDirectory=navd", "ConfigurationDirectory=navd", "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes",
+                     "RestrictAddressFamilies=", "DevicePolicy=closed"] {
+            #expect(unit.contains(line), "unit lacks \(line)")
+        }
+        let rules = try String(contentsOfFile: stage + "/etc/udev/rules.d/60-navd-gnss.rules", encoding: .utf8)
+        let ruleLines = rules.split(separator: "\n").filter { $0.hasPrefix("ATTRS{idVendor}") }
+        #expect(ruleLines.count >= 10)
+        #expect(ruleLines.allSatisfy { $0.contains(#"SYMLINK+="navd-gps""#) && $0.contains(#"GROUP="dialout""#) && $0.contains(#"TAG+="systemd""#) && $0.contains("ID_MM_") })
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import NavigationCore
+import NavigationDaemon
+import NavigationProtocol
+import Testing
+
+/// docs/protocol.schema.json names exactly what the code implements.
+@Suite struct ProtocolSchemaTests {
+    static func schema() throws -> JSONValue {
+        try JSONParser.parse(Data(contentsOf: ConfigTests.repoRoot.appendingPathComponent("docs/protocol.schema.json")))
+    }
+
+    @Test func everyCommandOfTheRouterIsInTheSchemaAndNoOther() throws {
+        let commands = try #require(try Self.schema()["$defs"]?["command"]?["oneOf"]?.arrayValue)
+        let names = Set(commands.compactMap { $0["properties"]?["type"]?["const"]?.stringValue })
+        #expect(names == Set(CommandRouter.standard().commandTypes))
+    }
+
+    @Test func everyEventTypeAndErrorCodeIsInTheSchema() throws {
+        let schema = try Self.schema()
+        let events = Set(schema["$defs"]?["eventType"]?["enum"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        #expect(events == Set(EventType.allCases.map(\.rawValue)))
+        let codes = Set(schema["$defs"]?["errorCode"]?["enum"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        #expect(codes == Set(ProtocolError.Code.allCases.map(\.rawValue)))
+        let messages = schema["$defs"]?["serverMessage"]?["oneOf"]?.arrayValue ?? []
+        let described = Set(messages.compactMap { $0["properties"]?["type"]?["const"]?.stringValue })
+        #expect(described.isSuperset(of: events.union(["hello", "reply", "error", "bye"])))
+    }
+}
