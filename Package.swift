@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "navctl",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol",
+                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
