@@ -40,16 +40,7 @@ struct EndToEndDriveTests {
     @Test func serialDriveLeavingTheRouteIsReroutedAndArrives() async throws {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
         let pty = try PtyPair()
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "serial"
-                serial = "\(pty.devicePath)"
-                baud = 9600
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
-                """)
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
         try navd.start()
         let client = try navd.connect()
         // The first fixes: navd needs a position before it can route from it.

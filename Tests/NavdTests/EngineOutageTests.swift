@@ -26,21 +26,9 @@ struct EngineOutageTests {
             try? FileManager.default.removeItem(atPath: runDirectory)
         }
         let pty = try PtyPair()
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "serial"
-                serial = "\(pty.devicePath)"
-                baud = 9600
-                [routing]
-                engine = "valhalla"
-                url = "http://127.0.0.1:\(port)"
-                max_attempts = 3
-                retry_delay = 0.3
-                [reroute]
-                cooldown = 1
-                minimum_movement = 0
-                """)
+        let navd = try NavdInstance.serial(
+            device: pty.devicePath, valhalla: "http://127.0.0.1:\(port)", extraRouting: "max_attempts = 3\nretry_delay = 0.3",
+            extra: "[reroute]\ncooldown = 1\nminimum_movement = 0")
         try navd.start()
         let client = try navd.connect()
         pty.write(drive.nmea(0))

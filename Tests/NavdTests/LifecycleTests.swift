@@ -59,16 +59,7 @@ struct LifecycleTests {
     @Test func sigkillMidTripThenRestartResumesTheSameRouteToArrival() async throws {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
         let pty = try PtyPair()
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "serial"
-                serial = "\(pty.devicePath)"
-                baud = 9600
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
-                """)
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
         let first = try navd.start()
         var client = try navd.connect()
         pty.write(drive.nmea(0))

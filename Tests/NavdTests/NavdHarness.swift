@@ -76,6 +76,25 @@ final class NavdInstance: @unchecked Sendable {
     }
 }
 
+extension NavdInstance {
+    /// navd reading a serial receiver at `device` (a socat pty) and routing with Valhalla at `valhalla`;
+    /// `extra`: more TOML (e.g. a [reroute] table).
+    static func serial(device: String, valhalla: String, extraRouting: String = "", extra: String = "") throws -> NavdInstance {
+        try NavdInstance(
+            sections: """
+                [gnss]
+                source = "serial"
+                serial = "\(device)"
+                baud = 9600
+                [routing]
+                engine = "valhalla"
+                url = "\(valhalla)"
+                \(extraRouting)
+                \(extra)
+                """)
+    }
+}
+
 /// The routing engines started by scripts/test (or `scripts/engines start`); a test that needs one fails
 /// loudly without it.
 enum Engines {

@@ -86,7 +86,7 @@ struct ProtocolTests {
         let nobody = try ExternalProcess("/bin/sh", ["-c", script])
         #expect(nobody.waitForExit(timeout: 15) != nil)
         let lines = nobody.output.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
-        #expect(lines.first?.type == "hello", "output: \(nobody.output)")
+        #expect(lines.first?.type == "hello", "output: \(nobody.output)\nnavd: \(navd.log.suffix(1500))")
         #expect(lines.first?["control"]?.boolValue == false)
         let refused = lines.first { $0["id"]?.stringValue == "n" }
         #expect(refused?.type == "error")

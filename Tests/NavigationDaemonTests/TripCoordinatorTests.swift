@@ -62,6 +62,17 @@ import Testing
         return Array(on[..<from]) + off[from...]
     }
 
+    /// A trip on the fixture route whose vehicle left it: the reroute session is in flight.
+    static func tripWithRerouteInFlight() throws -> (CoordinatorHarness, Route, Int) {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let drive = Self.offRouteDrive(route)
+        _ = harness.feed(drive[0])
+        _ = try harness.navigate(answering: route)
+        let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
+        return (harness, route, session)
+    }
+
     @Test func leavingTheRouteStartsOneRerouteFromThePredictedPosition() throws {
         var harness = CoordinatorHarness()
         let route = try CoordinatorHarness.route()
@@ -115,12 +126,7 @@ import Testing
     }
 
     @Test func aRerouteCompletingAfterCancelNeverRevivesTheTrip() throws {
-        var harness = CoordinatorHarness()
-        let route = try CoordinatorHarness.route()
-        let drive = Self.offRouteDrive(route)
-        _ = harness.feed(drive[0])
-        _ = try harness.navigate(answering: route)
-        let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
+        var (harness, route, session) = try Self.tripWithRerouteInFlight()
         _ = harness.coordinator.cancel()
         let cancelled = harness.take()
         #expect(cancelled.contains { if case .cancelCalculation(session) = $0 { true } else { false } })
@@ -132,12 +138,7 @@ import Testing
     }
 
     @Test func aRerouteWhoseFirstManeuverIsBehindTheVehicleIsRejected() throws {
-        var harness = CoordinatorHarness()
-        let route = try CoordinatorHarness.route()
-        let drive = Self.offRouteDrive(route)
-        _ = harness.feed(drive[0])
-        _ = try harness.navigate(answering: route)
-        let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
+        var (harness, route, session) = try Self.tripWithRerouteInFlight()
         // An answer that starts where the trip started: its first maneuver is far behind the vehicle.
         let vehicleOnRoute = CoordinatorHarness.fixes(along: route)[60]
         _ = harness.feed(vehicleOnRoute)

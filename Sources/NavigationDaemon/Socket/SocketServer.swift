@@ -45,6 +45,8 @@ public final class SocketServer: Service, Sendable {
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
+            // A client may send its commands and shut down its side; its answers are still written.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) {
                 (channel: Channel) -> EventLoopFuture<(NIOAsyncChannel<LineFrame, ByteBuffer>, PeerCredentials)> in
                 guard let provider = channel as? SocketOptionProvider else {
