@@ -86,7 +86,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "navbench",
-            dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources"]
+            dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationDaemon"]
         ),
         .testTarget(
             name: "NavigationCoreTests",

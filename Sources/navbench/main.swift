@@ -6,6 +6,7 @@ import Foundation
 //   swift run -c release navbench controller
 //   swift run -c release navbench nmea [CORPUS_DIR]
 //   swift run -c release navbench pty-latency
+//   swift run -c release navbench daemon-loop
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -25,7 +26,9 @@ case "nmea":
     NMEABenchmark.throughput(corpus: arguments.count > 1 ? arguments[1] : "Tests/NMEATests/Fixtures/nmea-corpus")
 case "pty-latency":
     await NMEABenchmark.ptyLatency()
+case "daemon-loop":
+    await DaemonBenchmark().run()
 default:
-    FileHandle.standardError.write(Data("usage: navbench route-parse [--steps N] [--iterations K] | controller | nmea [CORPUS_DIR] | pty-latency\n".utf8))
+    FileHandle.standardError.write(Data("usage: navbench route-parse [--steps N] [--iterations K] | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop\n".utf8))
     exit(2)
 }

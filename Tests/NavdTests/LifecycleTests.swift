@@ -166,3 +166,38 @@ final class NotifyListener: @unchecked Sendable {
         return count
     }
 }
+
+/// SIGHUP: what can change is applied, what cannot is named, and a broken file changes nothing.
+@Suite(.serialized)
+struct ReloadTests {
+    @Test func sighupAppliesSafeChangesNamesTheOthersAndSurvivesABrokenFile() throws {
+        let valhalla = try Engines.valhallaURL()
+        let navd = try NavdInstance(sections: LifecycleTests.simulatedConfig(valhalla: valhalla))
+        let process = try navd.start()
+        let client = try navd.connect()
+        #expect(client.next(timeout: 5)?.type == "hello")
+        let original = try String(contentsOfFile: navd.configPath, encoding: .utf8)
+
+        // A safe change (reroute policy) and one that needs a restart (the GNSS simulation speed).
+        try original.replacingOccurrences(of: "speed = 15", with: "speed = 20")
+            .replacingOccurrences(of: "[routing]", with: "[reroute]\npolicy = \"report_only\"\n[routing]")
+            .write(toFile: navd.configPath, atomically: true, encoding: .utf8)
+        kill(process.pid, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !navd.log.contains("need a restart") { usleep(50_000) }
+        #expect(navd.log.contains("configuration reloaded"))
+        #expect(navd.log.contains("[gnss]"), "the GNSS change should be named:\n\(navd.log.suffix(1500))")
+        let status = client.command(#"{"type":"status","id":"s"}"#, id: "s")
+        #expect(status?["result"]?["reroute"]?["policy"] == "report_only")
+
+        try "[gnss]\nsource = \"teleport\"\n".write(toFile: navd.configPath, atomically: true, encoding: .utf8)
+        kill(process.pid, SIGHUP)
+        let later = Date().addingTimeInterval(10)
+        while Date() < later, !navd.log.contains("reload failed") { usleep(50_000) }
+        #expect(navd.log.contains("reload failed"))
+        #expect(navd.log.contains("gnss.source"), "the reload error names the key")
+        #expect(process.isRunning)
+        let after = client.command(#"{"type":"status","id":"t"}"#, id: "t")
+        #expect(after?["result"]?["reroute"]?["policy"] == "report_only", "a broken file changes nothing")
+    }
+}

@@ -133,3 +133,23 @@ struct ProtocolTests {
         #expect(navd.log.contains("client too slow"))
     }
 }
+
+/// snap_route through the real navd and the real Valhalla's map matching.
+@Suite(.serialized)
+struct SnapRouteTests {
+    @Test func aRecordedTrackIsSnappedAndNavigated() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
+        let navd = try ProtocolTests.navd()
+        try navd.start()
+        let client = try navd.connect()
+        let points = drive.fixes[..<drive.firstOffRouteFix].enumerated().filter { $0.offset % 3 == 0 }.map { entry in
+            #"{"lat":\#(entry.element.coordinate.latitude),"lon":\#(entry.element.coordinate.longitude),"time":"\#(ISO8601Timestamp.format(entry.element.timestamp))"}"#
+        }
+        let reply = client.command(#"{"type":"snap_route","id":"m","trace":[\#(points.joined(separator: ","))]}"#, id: "m")
+        #expect(reply?.type == "reply", "\(String(describing: reply))")
+        let route = client.waitFor(timeout: 20) { $0.type == "route" || ($0.type == "route_calculation" && $0["status"]?.stringValue == "failed") }
+        #expect(route?.type == "route", "snap failed: \(String(describing: route))\n\(navd.log.suffix(1500))")
+        #expect(route?["reason"]?.stringValue == "snap")
+        #expect((route?["distance"]?.doubleValue ?? 0) > 200)
+    }
+}

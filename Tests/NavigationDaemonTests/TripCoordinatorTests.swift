@@ -215,3 +215,80 @@ import Testing
         #expect(state["state"] == "navigating")
     }
 }
+
+@Suite struct TripCoordinatorCommandTests {
+    static func twoLegRoute() throws -> Route {
+        let data = try Data(
+            contentsOf: CoordinatorHarness.repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/helsinki_osrm_two_legs.json"))
+        return try #require(try OSRMResponseParser().parseRoutes(from: data).first)
+    }
+
+    @Test func anIntermediateStopIsReportedOnceThenTheDestination() throws {
+        var harness = CoordinatorHarness()
+        let route = try Self.twoLegRoute()
+        #expect(route.legCount == 2)
+        let fixes = CoordinatorHarness.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        let stops = Array(route.waypoints.dropFirst())
+        let reply = try harness.coordinator.navigate(NavigateCommand(waypoints: stops), now: harness.now)
+        let session = try #require(reply["session"]?.doubleValue.map(Int.init))
+        harness.coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: harness.now)
+        _ = harness.take()
+        _ = harness.feed(fixes.dropFirst())
+        let reached = harness.effects.events(.waypointReached)
+        #expect(reached.count == 1)
+        #expect(reached.first?["index"] == 0)
+        #expect(reached.first?["lat"]?.doubleValue == stops[0].coordinate.latitude)
+        let order = harness.effects.compactMap(\.event).map(\.type).filter { $0 == .waypointReached || $0 == .arrived }
+        #expect(order == [.waypointReached, .arrived])
+    }
+
+    @Test func snapRouteMatchesTheTraceAndNavigatesTheResult() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let fixes = CoordinatorHarness.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        let trace: JSONValue = .array(stride(from: 0, to: fixes.count, by: 10).map {
+            ["lat": .number(fixes[$0].coordinate.latitude), "lon": .number(fixes[$0].coordinate.longitude)]
+        })
+        let command = try SnapRouteCommand(fields: CommandFields(["trace": trace]))
+        let session = try #require(harness.coordinator.snapRoute(command, now: harness.now)["session"]?.doubleValue.map(Int.init))
+        let started = harness.take().startedSessions
+        guard case .match(let points)? = started.first?.request else {
+            Issue.record("no map-matching request")
+            return
+        }
+        #expect(points.count == (fixes.count + 9) / 10)
+        harness.coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: harness.now)
+        let effects = harness.take()
+        #expect(effects.events(.route).first?["reason"] == "snap")
+        #expect(effects.events(.tripState).first?["state"] == "navigating")
+    }
+
+    @Test func advanceMovesToTheNextStepAndItsInstructions() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        _ = harness.feed(CoordinatorHarness.fixes(along: route)[0])
+        _ = try harness.navigate(answering: route)
+        let result = try harness.coordinator.advance(now: harness.now)
+        #expect(result["stepIndex"] == 1)
+        let effects = harness.take()
+        #expect(effects.events(.tripState).last?["stepIndex"] == 1)
+        #expect(effects.events(.instruction).allSatisfy { $0["stepIndex"] == 1 })
+    }
+
+    @Test func aNewNavigateSupersedesARunningCalculation() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        _ = harness.feed(CoordinatorHarness.fixes(along: route)[0])
+        let destination = [Waypoint(coordinate: route.geometry.last!)]
+        let first = try #require(try harness.coordinator.navigate(NavigateCommand(waypoints: destination), now: harness.now)["session"])
+        _ = harness.take()
+        _ = try harness.coordinator.navigate(NavigateCommand(waypoints: destination), now: harness.now)
+        let effects = harness.take()
+        let cancelled = effects.events(.routeCalculation).first { $0["status"] == "cancelled" }
+        #expect(cancelled?["session"] == first)
+        #expect(cancelled?["reason"]?.stringValue?.contains("superseded") == true)
+        #expect(effects.startedSessions.count == 1)
+    }
+}
