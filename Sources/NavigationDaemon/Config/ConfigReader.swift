@@ -71,8 +71,8 @@ struct ConfigReader {
             prefix: "routing.")
         choice(table, "engine", section: "routing", into: &routing.engine)
         string(table, "url", section: "routing", into: &routing.url)
-        if let url = URL(string: routing.url), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil {
-        } else {
+        let url = URL(string: routing.url)
+        if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
             fail("routing.url", "'\(routing.url)' is not an http(s) URL")
         }
         string(table, "profile", section: "routing", into: &routing.profile)
