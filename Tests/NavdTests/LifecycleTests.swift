@@ -118,14 +118,7 @@ final class NotifyListener: @unchecked Sendable {
 
     init() throws {
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let result = withUnixSocketAddress(path) { bind(fd, $0, $1) }
         guard result == 0 else {
             Issue.record("cannot bind \(path): \(String(cString: strerror(errno)))")
             throw CancellationError()

@@ -1,6 +1,7 @@
 import Foundation
 import NavigationCore
 import Testing
+import TestSupport
 
 /// A protocol client over a real Unix socket, with bounded waits.
 final class SocketClient: @unchecked Sendable {
@@ -13,14 +14,7 @@ final class SocketClient: @unchecked Sendable {
     /// Connects a stream socket to `path`; -1 on failure (errno set).
     private static func connected(_ path: String) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let result = withUnixSocketAddress(path) { Glibc.connect(fd, $0, $1) }
         if result != 0 {
             let saved = errno
             close(fd)

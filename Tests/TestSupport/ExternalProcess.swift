@@ -56,7 +56,10 @@ public final class ExternalProcess: @unchecked Sendable {
     public var isRunning: Bool {
         guard !exited else { return false }
         var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { exited = true }
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exited = true
+            exitStatus = status
+        }
         return !exited
     }
 
@@ -126,3 +129,15 @@ public func freePort() -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+
+/// Calls `body` with a `sockaddr_un` for the Unix socket at `path` (connect, bind).
+public func withUnixSocketAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (i, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = byte }
+    }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+}

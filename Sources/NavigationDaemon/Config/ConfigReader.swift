@@ -1,4 +1,5 @@
 import Foundation
+import LocationSources
 import NavigationCore
 
 /// Walks the parsed TOML, section by section, collecting every error with its key path.
@@ -43,7 +44,7 @@ struct ConfigReader {
         number(table, "replay_speed", section: "gnss", range: 0.01...10_000, into: &gnss.replaySpeed)
         number(table, "watchdog_timeout", section: "gnss", range: 0.5...3600, into: &gnss.watchdogTimeout)
         number(table, "degraded_accuracy", section: "gnss", range: 1...10_000, into: &gnss.degradedAccuracy)
-        if gnss.source == .gpsd, LocationSourceFactory.gpsdAddress(gnss.gpsd) == nil {
+        if gnss.source == .gpsd, GpsdSource.address(gnss.gpsd) == nil {
             fail("gnss.gpsd", "'\(gnss.gpsd)' is not HOST:PORT")
         }
         if gnss.source == .replay, gnss.replay.isEmpty { fail("gnss.replay", "required when gnss.source = \"replay\"") }

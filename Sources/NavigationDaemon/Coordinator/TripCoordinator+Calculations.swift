@@ -108,7 +108,7 @@ extension TripCoordinator {
                     publish(.routeCalculation, fields)
                     log(.info, "reroute \(session) not applied: \(rejection)")
                 } else if let controller {
-                    fields["newRouteId"] = .string("\(idPrefix)-\(nextRoute)")
+                    fields["newRouteId"] = .string(nextRouteId)
                     publish(.routeCalculation, fields)
                     applyReroute(controller, calculation: calculation, now: now)
                 }
@@ -118,7 +118,7 @@ extension TripCoordinator {
                 let controller = try NavigationController(route: route, config: settings.controller)
                 fields["status"] = "succeeded"
                 fields["applied"] = true
-                fields["newRouteId"] = .string("\(idPrefix)-\(nextRoute)")
+                fields["newRouteId"] = .string(nextRouteId)
                 publish(.routeCalculation, fields)
                 startTrip(controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose.rawValue,
                           session: session, now: now)

@@ -131,9 +131,12 @@ public struct TripCoordinator: Sendable {
         effects.append(.log(level, message))
     }
 
+    /// The id the next route will get.
+    var nextRouteId: String { "\(idPrefix)-\(nextRoute)" }
+
     mutating func makeRouteId() -> String {
         defer { nextRoute += 1 }
-        return "\(idPrefix)-\(nextRoute)"
+        return nextRouteId
     }
 
     // MARK: - Restoring

@@ -140,7 +140,7 @@ public final class NavigationService: Service, Sendable {
                     runner = newRunner
                     logger.notice("configuration reloaded")
                 }
-                perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, group: &group, coordinator: coordinator)
+                perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, group: &group)
                 let status = coordinator.statusLine
                 if status != lastStatus {
                     lastStatus = status
@@ -181,7 +181,7 @@ public final class NavigationService: Service, Sendable {
 
     private func perform(
         _ effects: [TripCoordinator.Effect], runner: RouteCalculationRunner, cancels: inout [Int: CancelSignal],
-        group: inout DiscardingTaskGroup, coordinator: TripCoordinator
+        group: inout DiscardingTaskGroup
     ) {
         for effect in effects {
             switch effect {

@@ -15,10 +15,6 @@ public struct LocationInput: Sendable {
 }
 
 public enum LocationSourceFactory {
-    public static func gpsdAddress(_ text: String) -> (host: String, port: String)? {
-        GpsdSource.address(text)
-    }
-
     /// Builds the source. Errors (an unreadable replay file) name the file and the problem; a missing serial
     /// device or an absent gpsd is not an error here: those sources report it and keep retrying.
     public static func make(_ gnss: NavdConfig.GNSS) throws -> LocationInput {
