@@ -21,13 +21,17 @@ struct LifecycleTests {
         """
     }
 
-    @Test func sigtermSaysGoodbyeExitsZeroAndRemovesTheSocket() throws {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aStopSignalSaysGoodbyeExitsZeroAndRemovesTheSocket(_ signal: Int32) throws {
         let navd = try NavdInstance(sections: Self.simulatedConfig(valhalla: try Engines.valhallaURL()))
         let process = try navd.start()
+        // The socket has the configured mode (0600 in these tests).
+        let attributes = try FileManager.default.attributesOfItem(atPath: navd.socketPath)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let client = try navd.connect()
         #expect(client.next(timeout: 5)?.type == "hello")
-        let status = process.signalAndWait(SIGTERM, timeout: 15)
-        #expect(status != nil, "navd did not exit within 15 s of SIGTERM:\n\(navd.log.suffix(2000))")
+        let status = process.signalAndWait(signal, timeout: 15)
+        #expect(status != nil, "navd did not exit within 15 s of signal \(signal):\n\(navd.log.suffix(2000))")
         if let status {
             #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "exit status \(status):\n\(navd.log.suffix(2000))")
         }
@@ -35,6 +39,37 @@ struct LifecycleTests {
         #expect(bye != nil, "no bye line before the connection closed")
         #expect(client.next(timeout: 2) == nil && client.closedByServer)
         #expect(!FileManager.default.fileExists(atPath: navd.socketPath), "socket file left behind")
+        // Every log line carries a syslog priority prefix for journald.
+        let lines = navd.log.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil }, "\(lines.prefix(5))")
+    }
+
+    @Test func aCorruptJournalIsMovedAsideAndNavdStartsWithoutATrip() throws {
+        let navd = try NavdInstance(sections: Self.simulatedConfig(valhalla: try Engines.valhallaURL()))
+        try Data("{\"version\":1,\"routeId\":".utf8).write(to: URL(fileURLWithPath: navd.journalPath))
+        try navd.start()
+        let client = try navd.connect()
+        let hello = client.next(timeout: 5)
+        #expect(hello?["state"]?["phase"]?.stringValue == "idle")
+        #expect(navd.log.contains("moved aside"), "\(navd.log)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: navd.directory.path).filter { $0.hasPrefix("trip.json.corrupt-") }
+        #expect(aside.count == 1)
+    }
+
+    @Test func checkConfigNamesTheFileAndKeyAndExitsOne() throws {
+        let file = "/tmp/navd-bad-\(UUID().uuidString.prefix(8)).toml"
+        try "[routing]\nengine = \"bing\"\n[socket]\nmode = \"rw\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let check = try ExternalProcess(try NavdInstance.binary(), ["check-config", file])
+        let status = check.waitForExit(timeout: 30)
+        #expect(status.map { ($0 >> 8) & 0xff } == 1)
+        #expect(check.output.contains("\(file): routing.engine: must be one of"), "\(check.output)")
+        #expect(check.output.contains("\(file): socket.mode:"), "\(check.output)")
+        // Running with that file refuses to start, saying why.
+        let run = try ExternalProcess(try NavdInstance.binary(), ["--config", file])
+        #expect(run.waitForExit(timeout: 30).map { ($0 >> 8) & 0xff } == 1)
+        #expect(run.output.contains("routing.engine"), "\(run.output)")
     }
 
     @Test func sdNotifyReadyStatusWatchdogAndStopping() throws {

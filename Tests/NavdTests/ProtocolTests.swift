@@ -62,6 +62,21 @@ struct ProtocolTests {
         #expect(navd.process?.isRunning == true)
     }
 
+    @Test func subscribeNarrowsTheEventsAClientReceives() throws {
+        let navd = try Self.navd(rate: 10)
+        try navd.start()
+        let client = try navd.connect()
+        #expect(client.waitFor(timeout: 5) { $0.type == "trip_state" } != nil)
+        let reply = client.command(#"{"type":"subscribe","id":"s","topics":["gnss","arrived"]}"#, id: "s")
+        #expect(reply?["result"]?["topics"] == ["arrived", "gnss"])
+        client.drain(for: 0.3)  // events published before the reply was read
+        let before = client.received.count
+        client.drain(for: 1.5)  // ten fixes a second: trip_state would show up here
+        let after = client.received[before...]
+        #expect(!after.contains { $0.type == "trip_state" }, "trip_state after subscribing to gnss and arrived only")
+        #expect(client.command(#"{"type":"status","id":"t"}"#, id: "t")?.type == "reply", "replies are never filtered")
+    }
+
     @Test func anOversizedLineGetsAnErrorAndClosesOnlyThatConnection() throws {
         let navd = try Self.navd()
         try navd.start()
