@@ -103,7 +103,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         // Helpers shared by the tests that run real programs (gpsd, socat, navd).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["NavigationCore", "NMEA", "RouteAdapters", "RouteClient"], path: "Tests/TestSupport"),
         .testTarget(
             name: "LocationSourcesTests",
             dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats", "TestSupport"]
@@ -141,6 +141,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // navd as a vehicle runs it: its Debian package installed into Debian roots booted with systemd as PID 1
+        // (systemd-nspawn), gpsd and the udev rules inside them, and the C shim against a newer libgps.
+        .testTarget(name: "SystemTests", dependencies: ["NavigationCore", "NMEA", "TestSupport"], exclude: ["Fixtures"]),
         // Runs the real navd process against real gpsd, ptys and routing engines.
         .testTarget(
             name: "NavdTests",

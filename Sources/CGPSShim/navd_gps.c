@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Compile-time guard: navd is written against libgps API 11 (gpsd 3.22, Debian 12). Other majors change
-   gps_read()'s prototype and the layout of gps_data_t. */
-#if GPSD_API_MAJOR_VERSION != 11
-#error "navd needs libgps API major version 11 (gpsd 3.22); install Debian 12's libgps-dev"
+/* Compile-time guard: API 11 (gpsd 3.22, Debian 12) is the oldest libgps with the three-argument gps_read(),
+   fix.altMSL and fix.time as a timespec. Newer majors (14: gpsd 3.25, Debian 13) moved fields this file does not
+   read (status went into fix.status in API 12); the systemd/Debian suite compiles and runs this file against
+   Debian 13's libgps (Tests/SystemTests/NewerGpsdTests.swift). */
+#if GPSD_API_MAJOR_VERSION < 11
+#error "navd needs libgps API major version 11 or newer (gpsd 3.22, Debian 12); install a newer libgps-dev"
 #endif
 
 struct navd_gps_connection {

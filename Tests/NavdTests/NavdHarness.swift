@@ -94,15 +94,3 @@ extension NavdInstance {
                 """)
     }
 }
-
-/// The routing engines started by scripts/test (or `scripts/engines start`); a test that needs one fails
-/// loudly without it.
-enum Engines {
-    static func valhallaURL() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["NAVD_VALHALLA_URL"] else {
-            Issue.record("NAVD_VALHALLA_URL is not set: run the suite with scripts/test (it starts Valhalla on 127.0.0.1)")
-            throw CancellationError()
-        }
-        return url
-    }
-}

@@ -17,10 +17,11 @@ struct CoordinatorHarness {
     /// The wall clock the harness passes in (a manual clock).
     var now = start
 
-    init(reroute: NavdConfig.Reroute = NavdConfig.Reroute(), resume: TripJournalRecord? = nil) {
+    init(reroute: NavdConfig.Reroute = NavdConfig.Reroute(), resume: TripJournalRecord? = nil, confirmResumeAge: Bool = false) {
         var config = NavdConfig()
         config.reroute = reroute
-        coordinator = TripCoordinator(settings: TripCoordinator.Settings(config: config), idPrefix: "t", resume: resume)
+        coordinator = TripCoordinator(
+            settings: TripCoordinator.Settings(config: config), idPrefix: "t", resume: resume, confirmAgeOnFirstFix: confirmResumeAge)
     }
 
     static func route() throws -> Route {

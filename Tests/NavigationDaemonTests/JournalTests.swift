@@ -20,7 +20,7 @@ import Testing
         let journal = TripJournal(path: Self.temporaryPath())
         let record = try Self.record(savedAt: CoordinatorHarness.start)
         try journal.save(record)
-        guard case .resumable(let loaded) = journal.load(now: CoordinatorHarness.start.addingTimeInterval(60), maxAge: 3600) else {
+        guard case .resumable(let loaded) = journal.load(clocks: .init(wall: CoordinatorHarness.start.addingTimeInterval(60)), maxAge: 3600) else {
             Issue.record("not resumable")
             return
         }
@@ -36,7 +36,7 @@ import Testing
     @Test func anOldJournalIsNotResumedAndIsDeleted() throws {
         let journal = TripJournal(path: Self.temporaryPath())
         try journal.save(try Self.record(savedAt: CoordinatorHarness.start))
-        guard case .tooOld(let age) = journal.load(now: CoordinatorHarness.start.addingTimeInterval(7200), maxAge: 3600) else {
+        guard case .tooOld(let age) = journal.load(clocks: .init(wall: CoordinatorHarness.start.addingTimeInterval(7200)), maxAge: 3600) else {
             Issue.record("an old journal was accepted")
             return
         }
@@ -48,7 +48,7 @@ import Testing
     func aCorruptJournalIsMovedAsideNeverFatal(_ content: String) throws {
         let path = Self.temporaryPath()
         try Data(content.utf8).write(to: URL(fileURLWithPath: path))
-        guard case .corrupt(let reason, let movedTo) = TripJournal(path: path).load(now: Date(), maxAge: 3600) else {
+        guard case .corrupt(let reason, let movedTo) = TripJournal(path: path).load(clocks: .init(wall: Date()), maxAge: 3600) else {
             Issue.record("corrupt journal accepted")
             return
         }
@@ -57,5 +57,92 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: aside))
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(try String(contentsOfFile: aside, encoding: .utf8) == content)
+    }
+
+    // Boards without a real-time clock: the wall clock at start-up may be far behind (or ahead of) the clock
+    // that wrote the journal. Within one boot the uptime decides; across boots the first fix's GNSS time does.
+
+    static func record(savedAt: Date, bootId: String?, uptime: Double?, lastFixTime: Date?) throws -> TripJournalRecord {
+        var record = try Self.record(savedAt: savedAt)
+        record.bootId = bootId
+        record.uptime = uptime
+        record.lastFixTime = lastFixTime
+        return record
+    }
+
+    /// (wall clock offset from the save, seconds since the save by uptime, resumable?)
+    @Test(arguments: [
+        (-365.0 * 86_400, 30.0, true),  // the clock went back a year at a restart: 30 s by uptime, resumed
+        (365.0 * 86_400, 30.0, true),  // NTP moved the clock a year ahead meanwhile: still 30 s
+        (0.0, 7200.0, false),  // two hours by uptime: too old whatever the wall clock says
+    ])
+    func withinOneBootTheUptimeDecides(wallOffset: Double, uptimeElapsed: Double, resumable: Bool) throws {
+        let journal = TripJournal(path: Self.temporaryPath())
+        try journal.save(try Self.record(savedAt: CoordinatorHarness.start, bootId: "boot-a", uptime: 100, lastFixTime: CoordinatorHarness.start))
+        let loaded = journal.load(
+            clocks: .init(wall: CoordinatorHarness.start.addingTimeInterval(wallOffset), bootId: "boot-a", uptime: 100 + uptimeElapsed),
+            maxAge: 3600)
+        switch loaded {
+        case .resumable: #expect(resumable)
+        case .tooOld(let age):
+            #expect(!resumable)
+            #expect(age == uptimeElapsed)
+            #expect(!FileManager.default.fileExists(atPath: journal.path))
+        default: Issue.record("unexpected \(loaded)")
+        }
+    }
+
+    @Test(arguments: [-10.0 * 365 * 86_400, 0, 10.0 * 365 * 86_400])
+    func fromAnEarlierBootTheFirstFixDecidesWhateverTheWallClockSays(wallOffset: Double) throws {
+        let journal = TripJournal(path: Self.temporaryPath())
+        try journal.save(try Self.record(savedAt: CoordinatorHarness.start, bootId: "boot-a", uptime: 100, lastFixTime: CoordinatorHarness.start))
+        let loaded = journal.load(
+            clocks: .init(wall: CoordinatorHarness.start.addingTimeInterval(wallOffset), bootId: "boot-b", uptime: 12), maxAge: 3600)
+        guard case .resumableIfFirstFixConfirms(let record) = loaded else {
+            Issue.record("expected a decision on the first fix, got \(loaded)")
+            return
+        }
+        #expect(record.lastFixTime == CoordinatorHarness.start)
+        #expect(FileManager.default.fileExists(atPath: journal.path), "kept until the fix decides")
+    }
+
+    @Test func aJournalWithoutFixTimeFromTheFutureIsKeptNotDeleted() throws {
+        let journal = TripJournal(path: Self.temporaryPath())
+        try journal.save(try Self.record(savedAt: CoordinatorHarness.start, bootId: nil, uptime: nil, lastFixTime: nil))
+        // The board booted with a clock a year behind the one that wrote the journal.
+        let loaded = journal.load(clocks: .init(wall: CoordinatorHarness.start.addingTimeInterval(-365 * 86_400)), maxAge: 3600)
+        guard case .resumable = loaded else {
+            Issue.record("a journal from the future was discarded: \(loaded)")
+            return
+        }
+    }
+
+    @Test func savedFieldsRoundTrip() throws {
+        let journal = TripJournal(path: Self.temporaryPath())
+        let record = try Self.record(savedAt: CoordinatorHarness.start, bootId: "boot-a", uptime: 42.5, lastFixTime: CoordinatorHarness.start)
+        try journal.save(record)
+        guard case .resumable(let loaded) = journal.load(clocks: .init(wall: CoordinatorHarness.start, bootId: "boot-a", uptime: 50), maxAge: 3600)
+        else {
+            Issue.record("not resumable")
+            return
+        }
+        #expect(loaded == record)
+    }
+}
+
+@Suite struct BootClockTests {
+    /// The unit passes systemd's %b (no dashes); the kernel's file has dashes: both name one boot.
+    @Test func theUnitsBootIdAndTheKernelsAgree() throws {
+        let kernel = try #require(BootClock.bootId(environment: [:]), "/proc/sys/kernel/random/boot_id is readable here")
+        #expect(!kernel.contains("-") && kernel.count == 32)
+        let dashed = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(BootClock.bootId(environment: ["NAVD_BOOT_ID": dashed.replacingOccurrences(of: "-", with: "")]) == kernel)
+        #expect(BootClock.bootId(environment: ["NAVD_BOOT_ID": "  "]) == kernel, "a blank variable falls back to the kernel's")
+    }
+
+    @Test func uptimeCountsUp() throws {
+        let first = try #require(BootClock.uptime())
+        let second = try #require(BootClock.uptime())
+        #expect(first > 0 && second >= first)
     }
 }

@@ -216,6 +216,50 @@ import Testing
     }
 }
 
+@Suite struct JournalFreshnessByGNSSTimeTests {
+    /// A journal from an earlier boot whose last fix was `lastFixOffset` seconds after the harness start; the
+    /// first fix comes at the harness start plus 31 s (default max age: 3600 s).
+    @Test(arguments: [
+        (0.0, true),  // the fix is 31 s after the journal's last fix: resumed
+        (-7200.0, false),  // the journal's last fix is two hours before the first fix: too old
+        (3600.0, false),  // the journal's fix lies an hour after the first fix: another time line, not resumed
+    ])
+    func theFirstFixDecides(lastFixOffset: Double, resumes: Bool) throws {
+        let route = try CoordinatorHarness.route()
+        let record = TripJournalRecord(
+            routeId: "old-7", route: route, options: .object([:]), distanceAlong: 300, stepIndex: 1, startedAt: CoordinatorHarness.start,
+            // The wall clock that wrote it was years ahead: it plays no part.
+            savedAt: CoordinatorHarness.start.addingTimeInterval(5 * 365 * 86_400),
+            lastFixTime: CoordinatorHarness.start.addingTimeInterval(lastFixOffset))
+        var harness = CoordinatorHarness(resume: record, confirmResumeAge: true)
+        #expect(harness.coordinator.phase == "resuming")
+        let effects = harness.feed(CoordinatorHarness.fixes(along: route)[31])
+        if resumes {
+            #expect(effects.events(.route).first?["reason"] == "resumed")
+            #expect(harness.coordinator.activeRouteId == "old-7")
+            #expect(effects.events(.tripState).first?["state"] == "navigating")
+        } else {
+            #expect(effects.events(.route).isEmpty)
+            #expect(harness.coordinator.activeRouteId == nil)
+            #expect(harness.coordinator.phase == "idle")
+            #expect(effects.events(.tripState).first?["state"] == "idle")
+            #expect(effects.contains { if case .deleteJournal = $0 { true } else { false } })
+        }
+    }
+
+    @Test func theJournalWrittenAfterResumingCarriesTheFixTime() throws {
+        let route = try CoordinatorHarness.route()
+        let record = TripJournalRecord(
+            routeId: "old-7", route: route, options: .object([:]), distanceAlong: 300, stepIndex: 1, startedAt: CoordinatorHarness.start,
+            savedAt: CoordinatorHarness.start, lastFixTime: CoordinatorHarness.start)
+        var harness = CoordinatorHarness(resume: record, confirmResumeAge: true)
+        let fix = CoordinatorHarness.fixes(along: route)[31]
+        _ = harness.feed(fix)
+        let checkpoint = try #require(harness.coordinator.checkpoint(now: harness.now))
+        #expect(checkpoint.lastFixTime == fix.timestamp)
+    }
+}
+
 @Suite struct TripCoordinatorCommandTests {
     static func twoLegRoute() throws -> Route {
         let data = try Data(

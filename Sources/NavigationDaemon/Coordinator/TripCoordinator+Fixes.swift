@@ -16,6 +16,13 @@ extension TripCoordinator {
         }
         let previous = current.state
         let next: TripState
+        if let age = staleJournalAge(current.resumeFrom, firstFix: fix) {
+            // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
+            log(.notice, "not resuming trip \(current.routeId): by GNSS time its journal is \(Int(age)) s old (journal.max_age \(Int(settings.journalMaxAge)) s)")
+            endTrip(reason: "journal too old")
+            publish(.tripState, JSONLine.value(TripStateRecord.idle(at: fix)).objectValue ?? [:])
+            return
+        }
         if let resume = current.resumeFrom {
             next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, startedAt: resume.startedAt)
             current.resumeFrom = nil
@@ -27,6 +34,16 @@ extension TripCoordinator {
             next = current.controller.update(previous, with: fix.location)
         }
         apply(next, previous: previous, fix: fix, now: now)
+    }
+
+    /// Seconds a resumed journal's last fix may lie after the first fix (receivers disagree by a little).
+    static let journalClockTolerance = 300.0
+
+    /// For a journal from an earlier boot: its age by GNSS time (seconds) when that makes it too old to resume.
+    func staleJournalAge(_ resume: Resume?, firstFix fix: GNSSFix) -> Double? {
+        guard let resume, resume.confirmAgeOnFirstFix, let lastFixTime = resume.lastFixTime else { return nil }
+        let age = fix.location.timestamp.timeIntervalSince(lastFixTime)
+        return age > settings.journalMaxAge || age < -Self.journalClockTolerance ? age : nil
     }
 
     /// A status from the GNSS source.
@@ -128,12 +145,13 @@ extension TripCoordinator {
             // Not re-snapped yet since the last start: keep what the journal said.
             return TripJournalRecord(
                 routeId: current.routeId, route: current.controller.route, options: current.options.json, distanceAlong: resume.distanceAlong,
-                stepIndex: 0, startedAt: resume.startedAt, savedAt: now)
+                stepIndex: 0, startedAt: resume.startedAt, savedAt: now, lastFixTime: resume.lastFixTime)
         }
         guard let state = current.state.navigating else { return nil }
         return TripJournalRecord(
             routeId: current.routeId, route: current.controller.route, options: current.options.json,
-            distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now)
+            distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now,
+            lastFixTime: lastFix?.location.timestamp)
     }
 
     mutating func saveJournal(now: Date) {
@@ -144,7 +162,8 @@ extension TripCoordinator {
             .saveJournal(
                 TripJournalRecord(
                     routeId: current.routeId, route: current.controller.route, options: current.options.json,
-                    distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now)))
+                    distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now,
+                    lastFixTime: lastFix?.location.timestamp)))
     }
 }
 

@@ -17,6 +17,8 @@ public struct TripCoordinator: Sendable {
         public var profile: String
         /// Seconds between periodic journal saves.
         public var journalInterval: Double
+        /// Seconds: a journal older than this is not resumed (`journal.max_age`).
+        public var journalMaxAge: Double
         /// Metres (68%); a worse fix makes GNSS `degraded`.
         public var degradedAccuracy: Double
 
@@ -26,6 +28,7 @@ public struct TripCoordinator: Sendable {
             engine = config.routing.engine
             profile = config.routing.effectiveProfile
             journalInterval = config.journal.interval
+            journalMaxAge = config.journal.maxAge
             degradedAccuracy = config.gnss.degradedAccuracy
         }
     }
@@ -66,6 +69,16 @@ public struct TripCoordinator: Sendable {
         var attempts = 0
     }
 
+    /// Where a trip restored from the journal picks up.
+    struct Resume: Sendable {
+        var distanceAlong: Double
+        var startedAt: Date
+        /// GNSS time of the trip's last fix before the restart.
+        var lastFixTime: Date?
+        /// Set when the journal came from an earlier boot: its age is decided by the first fix's GNSS time.
+        var confirmAgeOnFirstFix: Bool
+    }
+
     /// The active trip.
     struct Trip: Sendable {
         var routeId: String
@@ -78,7 +91,7 @@ public struct TripCoordinator: Sendable {
         var options: RouteOptions
         var ledger = InstructionLedger()
         /// Set for a trip restored from the journal, until the first fix re-snaps it.
-        var resumeFrom: (distanceAlong: Double, startedAt: Date)?
+        var resumeFrom: Resume?
         var lastJournalSave: Date?
         var reroutes = 0
     }
@@ -99,12 +112,13 @@ public struct TripCoordinator: Sendable {
     public internal(set) var expectedRerouteLatency = 1.5
     var effects: [Effect] = []
 
-    /// `idPrefix` makes route ids unique across restarts (the service passes the start time).
-    public init(settings: Settings, idPrefix: String, resume: TripJournalRecord? = nil) {
+    /// `idPrefix` makes route ids unique across restarts (the service passes the start time). `resume` is a
+    /// journal to pick up; with `confirmAgeOnFirstFix` its age is checked against the first fix's GNSS time.
+    public init(settings: Settings, idPrefix: String, resume: TripJournalRecord? = nil, confirmAgeOnFirstFix: Bool = false) {
         self.settings = settings
         self.idPrefix = idPrefix
         gate = RerouteGate(settings: settings.reroute)
-        if let resume { restore(resume) }
+        if let resume { restore(resume, confirmAgeOnFirstFix: confirmAgeOnFirstFix) }
     }
 
     /// Effects accumulated since the last call, in order.
@@ -141,7 +155,7 @@ public struct TripCoordinator: Sendable {
 
     // MARK: - Restoring
 
-    private mutating func restore(_ record: TripJournalRecord) {
+    private mutating func restore(_ record: TripJournalRecord, confirmAgeOnFirstFix: Bool) {
         guard let controller = try? NavigationController(route: record.route, config: settings.controller) else {
             log(.warning, "journal route has no steps; not resuming")
             return
@@ -150,7 +164,11 @@ public struct TripCoordinator: Sendable {
         generation += 1
         trip = Trip(
             routeId: record.routeId, controller: controller, state: .idle, requested: Array(record.route.waypoints.dropFirst()),
-            passedBeforeRoute: 0, options: options, resumeFrom: (record.distanceAlong, record.startedAt))
-        log(.notice, "resuming trip \(record.routeId) at \(Int(record.distanceAlong)) m from the journal; waiting for a fix")
+            passedBeforeRoute: 0, options: options,
+            resumeFrom: Resume(
+                distanceAlong: record.distanceAlong, startedAt: record.startedAt, lastFixTime: record.lastFixTime,
+                confirmAgeOnFirstFix: confirmAgeOnFirstFix && record.lastFixTime != nil))
+        log(.notice, "resuming trip \(record.routeId) at \(Int(record.distanceAlong)) m from the journal; waiting for a fix"
+            + (confirmAgeOnFirstFix ? " (saved in an earlier boot: its age is checked against the fix's GNSS time)" : ""))
     }
 }

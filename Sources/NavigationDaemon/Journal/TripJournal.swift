@@ -7,7 +7,11 @@ import NavigationCore
 public struct TripJournal: Sendable {
     public enum Loaded: Sendable {
         case none
+        /// Recent enough by a clock navd can trust now (the same boot's uptime, or the wall clock).
         case resumable(TripJournalRecord)
+        /// Written in an earlier boot, with a GNSS time: how old it is is decided by the first fix's GNSS time
+        /// (`TripCoordinator`), because the board's clock may be wrong until NTP or GNSS sets it.
+        case resumableIfFirstFixConfirms(TripJournalRecord)
         /// Older than the configured maximum age: not resumed (and deleted).
         case tooOld(age: Double)
         /// Unreadable: moved aside to `movedTo` so it can be inspected, and navd starts without a trip.
@@ -34,8 +38,28 @@ public struct TripJournal: Sendable {
         unlink(path)
     }
 
-    /// Reads the journal. `now` and `maxAge` (seconds) decide whether it is recent enough to resume.
-    public func load(now: Date, maxAge: Double) -> Loaded {
+    /// The clocks a journal's age can be measured with at start-up.
+    public struct Clocks: Sendable {
+        /// The wall clock: wrong on a board without a real-time clock until NTP or GNSS sets it.
+        public var wall: Date
+        /// This boot's id and seconds since boot: exact within one boot, whatever the wall clock does.
+        public var bootId: String?
+        public var uptime: Double?
+
+        public init(wall: Date, bootId: String? = nil, uptime: Double? = nil) {
+            self.wall = wall
+            self.bootId = bootId
+            self.uptime = uptime
+        }
+    }
+
+    /// Reads the journal and decides whether it is recent enough (`maxAge`, seconds) to resume:
+    /// - saved in this boot: by uptime (a restart by systemd, a crash), exact even if the wall clock jumped;
+    /// - saved in an earlier boot with a fix time: by GNSS time on the first fix (`.resumableIfFirstFixConfirms`),
+    ///   since a board without a real-time clock boots with an old clock and sets it later;
+    /// - otherwise (older journals): by the wall clock, and a journal "from the future" is kept for the first fix
+    ///   rather than deleted, since it means the clock went back, not that the journal is stale.
+    public func load(clocks: Clocks, maxAge: Double) -> Loaded {
         guard let data = FileManager.default.contents(atPath: path) else { return .none }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
@@ -57,8 +81,19 @@ public struct TripJournal: Sendable {
         guard record.version == TripJournalRecord.currentVersion else {
             return moveAside(reason: "journal version \(record.version) is not \(TripJournalRecord.currentVersion)")
         }
-        let age = now.timeIntervalSince(record.savedAt)
-        if age > maxAge || age < -300 {
+        if let bootId = clocks.bootId, let uptime = clocks.uptime, record.bootId == bootId, let savedUptime = record.uptime {
+            let age = uptime - savedUptime
+            if age > maxAge {
+                delete()
+                return .tooOld(age: age)
+            }
+            return .resumable(record)
+        }
+        if record.lastFixTime != nil {
+            return .resumableIfFirstFixConfirms(record)
+        }
+        let age = clocks.wall.timeIntervalSince(record.savedAt)
+        if age > maxAge {
             delete()
             return .tooOld(age: age)
         }

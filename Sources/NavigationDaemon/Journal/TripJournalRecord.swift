@@ -15,10 +15,20 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
     public var distanceAlong: Double
     public var stepIndex: Int
     public var startedAt: Date
-    /// Wall-clock time of this save; a journal older than `journal.max_age` is not resumed.
+    /// Wall-clock time of this save. Only trusted for freshness when nothing better is known: a board without a
+    /// real-time clock may have written it with a clock that later jumped (see `TripJournal.load`).
     public var savedAt: Date
+    /// GNSS time (UTC) of the last fix the trip had when this was saved: the clock that is right on every board.
+    public var lastFixTime: Date?
+    /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`) when this was saved, stamped by the service.
+    public var bootId: String?
+    /// Seconds since boot (CLOCK_BOOTTIME, counts suspend) when this was saved, stamped by the service.
+    public var uptime: Double?
 
-    public init(routeId: String, route: Route, options: JSONValue, distanceAlong: Double, stepIndex: Int, startedAt: Date, savedAt: Date) {
+    public init(
+        routeId: String, route: Route, options: JSONValue, distanceAlong: Double, stepIndex: Int, startedAt: Date, savedAt: Date,
+        lastFixTime: Date? = nil
+    ) {
         version = Self.currentVersion
         self.routeId = routeId
         self.route = route
@@ -27,5 +37,6 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
         self.stepIndex = stepIndex
         self.startedAt = startedAt
         self.savedAt = savedAt
+        self.lastFixTime = lastFixTime
     }
 }

@@ -26,10 +26,14 @@ public enum NavdDaemon {
 
         let journal = config.journal.path.isEmpty ? nil : TripJournal(path: config.journal.path)
         var resume: TripJournalRecord?
+        var confirmResumeAge = false
         if let journal {
-            switch journal.load(now: startedAt, maxAge: config.journal.maxAge) {
+            switch journal.load(clocks: BootClock.journalClocks(wall: startedAt), maxAge: config.journal.maxAge) {
             case .none: break
             case .resumable(let record): resume = record
+            case .resumableIfFirstFixConfirms(let record):
+                resume = record
+                confirmResumeAge = true
             case .tooOld(let age):
                 logger.notice("trip journal is too old to resume; deleted", metadata: ["age_s": "\(Int(age))", "path": "\(journal.path)"])
             case .corrupt(let reason, let movedTo):
@@ -47,7 +51,8 @@ public enum NavdDaemon {
         for name in policy.unknownNames { logger.warning("socket control list names an unknown \(name)") }
         let navigation = NavigationService(
             coordinator: TripCoordinator(
-                settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume),
+                settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,
+                confirmAgeOnFirstFix: confirmResumeAge),
             runner: makeRunner(config.routing, executor: executor), location: location, hub: hub, journal: journal,
             notifier: notifier, readiness: readiness, logger: logger)
         let server = SocketServer(

@@ -23,7 +23,7 @@ public final class NavigationService: Service, Sendable {
         case reload(TripCoordinator.Settings, RouteCalculationRunner)
     }
 
-    public static let navdVersion = "0.5.0"
+    public static let navdVersion = "0.6.0"
 
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
@@ -37,6 +37,7 @@ public final class NavigationService: Service, Sendable {
     private let logger: Logger
     private let tickInterval: Duration
     private let now: @Sendable () -> Date
+    private let bootId = BootClock.bootId()
 
     public init(
         coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
@@ -154,12 +155,20 @@ public final class NavigationService: Service, Sendable {
         for signal in cancels.values { signal.cancel() }
         if let journal, let record = coordinator.checkpoint(now: now()) {
             do {
-                try journal.save(record)
+                try journal.save(stamped(record))
                 logger.info("trip journaled for the next start", metadata: ["routeId": "\(record.routeId)"])
             } catch {
                 logger.error("cannot save the trip journal", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// The record with this boot's id and uptime, so that a restart within the boot measures its age exactly.
+    private func stamped(_ record: TripJournalRecord) -> TripJournalRecord {
+        var record = record
+        record.bootId = bootId
+        record.uptime = BootClock.uptime()
+        return record
     }
 
     /// Queues a message for one client; a client whose queue overflows is disconnected.
@@ -210,7 +219,7 @@ public final class NavigationService: Service, Sendable {
             case .saveJournal(let record):
                 guard let journal else { continue }
                 do {
-                    try journal.save(record)
+                    try journal.save(stamped(record))
                 } catch {
                     logger.error("cannot save the trip journal", metadata: ["error": "\(error)"])
                 }

@@ -89,8 +89,17 @@ public final class SocketServer: Service, Sendable {
             } else {
                 throw SocketServerError("socket.group '\(settings.group)' is not a group on this system")
             }
-            guard chown(path, uid_t.max, gid) == 0 else {
-                throw SocketServerError("cannot give \(path) to group \(settings.group): \(String(cString: strerror(errno)))")
+            // Under the shipped unit (Group=navd) the socket is created with navd's group already, and chown is
+            // outside the unit's system-call filter (@privileged): only a different group needs the call.
+            var status = stat()
+            guard stat(path, &status) == 0 else {
+                throw SocketServerError("cannot stat \(path): \(String(cString: strerror(errno)))")
+            }
+            if status.st_gid != gid, chown(path, uid_t.max, gid) != 0 {
+                let reason = String(cString: strerror(errno))
+                throw SocketServerError(
+                    "cannot give \(path) to group \(settings.group): \(reason) (navd must be a member of the group, and a "
+                        + "system-call filter must allow chown; under systemd, run navd with Group=\(settings.group) instead)")
             }
         }
         guard chmod(path, mode_t(settings.mode)) == 0 else {

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// navd's Debian package on a booted Debian 12: install, reinstall, upgrade to a rebuilt package with the
+/// administrator's configuration kept and the running navd restarted, remove, purge.
+@Suite("the Debian package", .serialized)
+struct PackageLifecycleTests {
+    @Test("installs, reinstalls, upgrades keeping the edited conffile, removes and purges cleanly")
+    func lifecycle() async throws {
+        let system = try await BootedSystem()
+        defer { system.shutdown() }
+        let package = try SystemFixtures.package()
+        let upgrade = try SystemFixtures.upgradePackage()
+        let install = "DEBIAN_FRONTEND=noninteractive apt-get install -y"
+
+        // Install: everything the package needs is resolved from the system (Depends from dpkg-shlibdeps).
+        try system.must("\(install) \(package)", timeout: 180)
+        #expect(try system.must("dpkg-query -W -f '${Status} ${Version}' navd") == "install ok installed \(try SystemFixtures.packageVersion())")
+        let groups = try system.must("id -nG navd").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(groups.contains("navd") && groups.contains("dialout"), "navd's groups: \(groups)")
+        #expect(try system.must("getent passwd navd").contains("/usr/sbin/nologin"))
+        for path in [
+            "/usr/bin/navd", "/usr/bin/navctl", "/lib/systemd/system/navd.service", "/lib/udev/rules.d/60-navd-gnss.rules",
+            "/etc/navd/navd.toml", "/usr/share/man/man8/navd.8.gz", "/usr/share/man/man1/navctl.1.gz", "/usr/share/man/man5/navd.toml.5.gz",
+            "/usr/share/doc/navd/copyright", "/usr/share/doc/navd/deployment.md.gz",
+        ] {
+            #expect(try system.run("test -f \(path)").succeeded, "\(path) is not installed")
+        }
+        // No Swift runtime on the vehicle: every library the binaries load is on the system.
+        let libraries = try system.must("ldd /usr/bin/navd /usr/bin/navctl")
+        #expect(!libraries.contains("not found") && !libraries.contains("libswift"), "\(libraries)")
+        #expect(try system.must("navd --version").trimmingCharacters(in: .whitespacesAndNewlines) == String(try SystemFixtures.packageVersion().split(separator: "-")[0]))
+        #expect(try system.must("navd check-config /etc/navd/navd.toml; echo status=$?").contains("status=0"))
+        // Nothing is enabled or started that the administrator did not ask for.
+        #expect(try system.run("systemctl is-enabled navd.service").trimmed == "disabled")
+        #expect(try system.property("ActiveState") == "inactive")
+        #expect(try system.must("systemctl show -p ExecStart --value navd.service").contains("path=/usr/bin/navd"))
+
+        // The same version again.
+        try system.must("\(install) --reinstall \(package)", timeout: 120)
+
+        // The administrator edits the configuration and runs navd.
+        try system.must("sed -i 's/^level = \"info\"/level = \"debug\"/' /etc/navd/navd.toml && echo '# edited on the vehicle' >>/etc/navd/navd.toml")
+        try system.must("systemctl enable --now navd.service", timeout: 60)
+        let before = try system.property("MainPID")
+        #expect(try system.run("test -d /var/lib/navd").succeeded)
+
+        // The rebuilt package: no conffile prompt (stdin is closed), the edit survives, navd is restarted.
+        try system.must("\(install) \(upgrade) </dev/null", timeout: 180)
+        let upgradedVersion = ((ProcessInfo.processInfo.environment["NAVD_DEB_UPGRADE"] ?? "") as NSString).lastPathComponent.split(separator: "_")[1]
+        #expect(try system.must("dpkg-query -W -f '${Version}' navd") == String(upgradedVersion))
+        let config = try system.must("cat /etc/navd/navd.toml")
+        #expect(config.contains("# edited on the vehicle") && config.contains(#"level = "debug""#))
+        #expect(try system.run("test -e /etc/navd/navd.toml.dpkg-dist").succeeded == false)
+        #expect(try system.run("systemctl is-enabled navd.service").trimmed == "enabled")
+        #expect(try system.property("ActiveState") == "active")
+        #expect(try system.property("MainPID") != before, "the upgrade did not restart navd")
+
+        // Remove: navd is stopped, the configuration stays.
+        try system.must("DEBIAN_FRONTEND=noninteractive apt-get remove -y navd", timeout: 120)
+        #expect(try system.property("ActiveState") != "active")
+        #expect(try !system.run("test -e /usr/bin/navd").succeeded)
+        #expect(try system.run("test -f /etc/navd/navd.toml").succeeded, "remove deleted the configuration")
+        #expect(try system.must("dpkg-query -W -f '${Status}' navd") == "deinstall ok config-files")
+
+        // Purge: the journal's directory, the configuration and the enablement go; the system user stays.
+        try system.must("DEBIAN_FRONTEND=noninteractive apt-get purge -y navd", timeout: 120)
+        for path in ["/var/lib/navd", "/etc/navd", "/etc/systemd/system/multi-user.target.wants/navd.service"] {
+            #expect(try !system.run("test -e \(path)").succeeded, "\(path) survived the purge")
+        }
+        #expect(try !system.run("dpkg-query -W navd").succeeded)
+        #expect(try system.run("getent passwd navd").succeeded)
+    }
+}
