@@ -86,3 +86,7 @@ void navd_gps_close(navd_gps_connection *connection) {
     gps_close(&connection->data);
     free(connection);
 }
+
+const char *navd_gps_error_string(int error) {
+    return error < 0 ? gps_errstr(error) : strerror(error);
+}

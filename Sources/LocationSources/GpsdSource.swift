@@ -62,7 +62,7 @@ public final class GpsdSource: Sendable {
             var error: Int32 = 0
             guard let connection = navd_gps_open(host, port, &error) else {
                 let delay = backoff.next()
-                feed.report(.disconnected(reason: "cannot connect to \(name): \(String(cString: strerror(error)))", retryIn: delay))
+                feed.report(.disconnected(reason: "cannot connect to \(name): \(String(cString: navd_gps_error_string(error)))", retryIn: delay))
                 stopFlag.sleep(delay)
                 continue
             }

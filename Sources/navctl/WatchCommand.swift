@@ -40,7 +40,9 @@ struct WatchCommand: AsyncParsableCommand {
                 if !json, let text = Self.describe(message, lastProgress: &lastProgress) { writeLine(text) }
                 let type = message["type"]?.stringValue
                 if untilArrived {
-                    if type == "trip_state", message["state"]?.stringValue == "complete" { return }
+                    // `arrived` ends the trip; the `complete` trip_state after it may be replaced by a newer one
+                    // before this client reads it (navd keeps only the latest unread trip_state).
+                    if type == "arrived" || (type == "trip_state" && message["state"]?.stringValue == "complete") { return }
                     if type == "error", message["id"]?.stringValue == "navctl" { throw CommandFailure("navigate refused: \(message["message"]?.stringValue ?? "")") }
                     if type == "route_calculation", message["purpose"]?.stringValue == "initial", message["status"]?.stringValue == "failed" {
                         throw CommandFailure("route calculation failed: \(message["error"]?["message"]?.stringValue ?? "")")

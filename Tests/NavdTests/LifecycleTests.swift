@@ -145,6 +145,62 @@ struct LifecycleTests {
     }
 }
 
+/// A board without a real-time clock: navd is killed mid-trip, the board "reboots" (the journal now comes from
+/// another boot) with a wall clock a year behind the one that wrote the journal. The first fix's GNSS time
+/// decides: a journal whose last fix is seconds old resumes; one whose last fix is two hours old does not.
+@Suite(.serialized) struct RTCLessBoardTests {
+    @Test(arguments: [(lastFixShift: 0.0, resumes: true), (lastFixShift: -7200.0, resumes: false)])
+    func aJournalFromAnEarlierBootIsJudgedByGNSSTime(lastFixShift: Double, resumes: Bool) async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
+        let pty = try PtyPair()
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
+        let first = try navd.start()
+        var client = try navd.connect()
+        pty.write(drive.nmea(0))
+        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
+        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let routeId = try #require(client.waitFor(timeout: 10) { $0.type == "route" }?["routeId"]?.stringValue)
+        let killAt = drive.firstOffRouteFix / 2
+        for index in 1..<killAt {
+            pty.write(drive.nmea(index))
+            client.drain(for: 0.1)
+        }
+        client.drain(for: 1.5)  // the journal is saved every second
+        _ = first.signalAndWait(SIGKILL, timeout: 5)
+
+        // The reboot: another boot id, and a journal written by a clock a year ahead of the board's new one.
+        let url = URL(fileURLWithPath: navd.journalPath)
+        var record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let lastFixTime = try #require((record["lastFixTime"] as? String).flatMap(ISO8601Timestamp.parse), "the journal has no lastFixTime")
+        #expect(abs(lastFixTime.timeIntervalSince(drive.fixes[killAt - 1].timestamp)) < 2)
+        record["bootId"] = "0123456789abcdef0123456789abcdef"
+        record["savedAt"] = ISO8601Timestamp.format(Date().addingTimeInterval(365 * 86_400))
+        record["lastFixTime"] = ISO8601Timestamp.format(lastFixTime.addingTimeInterval(lastFixShift))
+        try JSONSerialization.data(withJSONObject: record).write(to: url)
+
+        try navd.start()
+        client = try navd.connect()
+        let hello = try #require(client.next(timeout: 5))
+        #expect(hello["state"]?["phase"]?.stringValue == "resuming", "a journal from the future was not kept: \(hello)")
+        #expect(navd.log.contains("saved in an earlier boot"))
+        let remaining = try DeviatingDrive.onPlannedRoute(drive, from: killAt)
+        for sentences in remaining.prefix(4) {
+            pty.write(sentences)
+            client.drain(for: 0.2)
+        }
+        let resumed = client.received.first { $0.type == "route" && $0["reason"]?.stringValue == "resumed" }
+        if resumes {
+            #expect(resumed?["routeId"]?.stringValue == routeId, "not resumed: \(client.received.compactMap(\.type))\n\(navd.log.suffix(2000))")
+            #expect(FileManager.default.fileExists(atPath: navd.journalPath))
+        } else {
+            #expect(resumed == nil, "a two-hour-old trip was resumed")
+            #expect(client.received.contains { $0.type == "trip_state" && $0["state"]?.stringValue == "idle" })
+            #expect(navd.log.contains("by GNSS time its journal is 72"), "\(navd.log.suffix(2000))")
+            #expect(!FileManager.default.fileExists(atPath: navd.journalPath), "the stale journal was kept")
+        }
+    }
+}
+
 /// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
 final class NotifyListener: @unchecked Sendable {
     let path = "/tmp/navd-notify-\(UUID().uuidString.prefix(8))"

@@ -96,7 +96,9 @@ struct ProtocolTests {
         // World-writable socket; control only for root and navd's own user (root here): "nobody" may only read.
         let navd = try Self.navd(socketMode: "0666")
         try navd.start()
-        let commands = #"{"type":"navigate","id":"n","waypoints":[{"lat":60.172,"lon":24.937}]}\n{"type":"status","id":"s"}\n"#
+        // Sent at once on connecting, before hello can have been read: a line that is not JSON, a refused
+        // command, an allowed one.
+        let commands = #"junk\n{"type":"navigate","id":"n","waypoints":[{"lat":60.172,"lon":24.937}]}\n{"type":"status","id":"s"}\n"#
         let script = "printf '\(commands)' | setpriv --reuid=65534 --regid=65534 --clear-groups socat -t 3 - UNIX-CONNECT:\(navd.socketPath)"
         let nobody = try ExternalProcess("/bin/sh", ["-c", script])
         #expect(nobody.waitForExit(timeout: 15) != nil)
@@ -112,6 +114,10 @@ struct ProtocolTests {
         #expect(status?["result"]?["phase"]?.stringValue == "idle")
         #expect(status?["result"]?["calculations"]?.arrayValue?.isEmpty == true)
         #expect(navd.log.contains("no control rights"))
+        // hello first, then every answer in the order of the lines, refusals included.
+        let answers = lines.filter { ["hello", "error", "reply"].contains($0.type ?? "") }
+            .map { "\($0.type ?? "")/\($0["code"]?.stringValue ?? $0["id"]?.stringValue ?? "")" }
+        #expect(answers == ["hello/", "error/invalid_json", "error/not_authorized", "reply/s"], "\(answers)")
     }
 
     @Test func manyClientsAndOneThatNeverReads() throws {

@@ -39,15 +39,24 @@ final class BootedSystem: @unchecked Sendable {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("navd-system-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let machine = "navd-\(scratch.lastPathComponent.suffix(8))"
+        // As Debian 12 boots on a vehicle: the unified cgroup hierarchy, and the bpf() call systemd attaches its
+        // device filters with (DevicePolicy=); without them systemd in a container cannot enforce device access.
         nspawn = try ExternalProcess(
             "systemd-nspawn",
             [
                 "--directory=\(root)", "--volatile=overlay", "--boot", "--register=no", "--keep-unit", "--console=pipe", "--quiet",
-                "--machine=\(machine)", "--bind=\(scratch.path):/navd-test", "--bind-ro=\(SystemFixtures.distDirectory):/dist",
-            ])
+                "--machine=\(machine)", "--system-call-filter=bpf", "--bind=\(scratch.path):/navd-test",
+                "--bind-ro=\(SystemFixtures.distDirectory):/dist",
+            ],
+            environment: ["SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"])
         SystemFixtures.recordContainer(pid: nspawn.pid)
         leader = try await Self.findLeader(of: nspawn)
-        let state = try run("systemctl is-system-running --wait", timeout: 90)
+        // systemd's bus comes up a moment after PID 1 starts: until then systemctl cannot ask.
+        var state = try run("systemctl is-system-running --wait", timeout: 90)
+        for _ in 0..<100 where state.text.contains("Failed to connect to bus") {
+            try await Task.sleep(for: .milliseconds(100))
+            state = try run("systemctl is-system-running --wait", timeout: 90)
+        }
         if state.trimmed != "running" {
             let failed = (try? run("systemctl --failed --no-legend --plain").text) ?? ""
             Issue.record("the container's systemd says \(state.trimmed); failed units: \(failed)")

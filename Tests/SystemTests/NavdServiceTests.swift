@@ -51,7 +51,7 @@ struct NavdServiceTests {
         #expect(aliceMessages.contains { $0["type"]?.stringValue == "route_calculation" && $0["purpose"]?.stringValue == "initial" }, "\(alice.output)")
         #expect(!aliceMessages.contains { $0["type"]?.stringValue == "error" }, "\(alice.output)")
         let bobMessages = NavdInstallation.messages(of: bob)
-        #expect(bobMessages.first?["control"]?.boolValue == false, "\(bob.output)")
+        #expect(bobMessages.first?["type"]?.stringValue == "hello" && bobMessages.first?["control"]?.boolValue == false, "\(bob.output)")
         #expect(bobMessages.contains { $0["type"]?.stringValue == "error" && $0["code"]?.stringValue == "not_authorized" }, "\(bob.output)")
         #expect(!carol.succeeded && carol.text.contains("Permission denied"), "\(carol)")
 
@@ -69,7 +69,7 @@ struct NavdServiceTests {
         // The journal: navd's priorities survive (its one warning is a warning, its notices are not), only navd
         // logged warnings, and the runtime stayed quiet under the unit's system-call filter.
         let warnings = try navd.journal("-p warning").split(separator: "\n").map(String.init)
-        #expect(warnings.contains { $0.contains("socket control list names an unknown nosuchuser") }, "\(warnings)")
+        #expect(warnings.contains { $0.contains("socket control list names an unknown user nosuchuser") }, "\(warnings)")
         let everything = try navd.journal()
         #expect(everything.contains(" starting") && everything.contains("navd stopped"), "\(everything)")
         #expect(!warnings.contains { $0.contains(" starting") || $0.contains("navd stopped") }, "notices logged as warnings: \(warnings)")
@@ -78,8 +78,25 @@ struct NavdServiceTests {
         for line in warningsByProcess {
             #expect(line.contains(" navd["), "a warning that is not navd's: \(line)")
         }
-        #expect(!everything.contains("Failed to set thread priority"), "runtime noise in the journal")
+        try Self.expectNoRuntimeNoise(in: everything, starts: 1, system: system)
         #expect(!everything.contains("Operation not permitted"), "\(everything)")
+    }
+
+    /// libdispatch sets each worker's nice value and logs "Failed to set thread priority ... errno=N" when
+    /// refused. errno=1 is the unit's system-call filter (setpriority must be allowed). errno=13 is its event
+    /// thread asking for nice -4 without the RLIMIT_NICE the unit grants (LimitNICE=-4): systemd can only grant
+    /// it where it may raise hard limits (CAP_SYS_RESOURCE), which a container on a host without that capability
+    /// cannot; there one such line per start is the kernel's answer, not the unit's.
+    static func expectNoRuntimeNoise(in journal: String, starts: Int, system: BootedSystem, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let lines = journal.split(separator: "\n").filter { $0.contains("Failed to set thread priority") }
+        #expect(!lines.contains { $0.hasSuffix("errno=1") }, "the unit's system-call filter refuses setpriority: \(lines)", sourceLocation: sourceLocation)
+        #expect(try system.property("LimitNICE") == "24", "the unit does not grant nice -4", sourceLocation: sourceLocation)
+        let hardLimit = try system.must("awk '/^Max nice priority/ {print $5}' /proc/1/limits").trimmingCharacters(in: .whitespacesAndNewlines)
+        if (Int(hardLimit) ?? 0) >= 24 {
+            #expect(lines.isEmpty, "runtime noise in the journal: \(lines)", sourceLocation: sourceLocation)
+        } else {
+            #expect(lines.count <= starts, "more than the event thread's one refusal per start: \(lines)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test("systemd-analyze security rates the unit's exposure at most 2.0")
@@ -94,9 +111,10 @@ struct NavdServiceTests {
 
     static func exposure(of unit: String, in system: BootedSystem) throws -> Double {
         let report = try system.run("systemd-analyze security \(unit) --no-pager")
-        // "→ Overall exposure level for navd.service: 1.9 OK 🙂"
-        guard let line = report.text.split(separator: "\n").first(where: { $0.contains("Overall exposure level") }),
-            let value = line.split(separator: ":").last?.split(separator: " ").first.flatMap({ Double($0) })
+        // "→ Overall exposure level for navd.service: 1.6 OK :-)"
+        let marker = "Overall exposure level for \(unit): "
+        guard let line = report.text.split(separator: "\n").first(where: { $0.contains(marker) }),
+            let range = line.range(of: marker), let value = line[range.upperBound...].split(separator: " ").first.flatMap({ Double($0) })
         else {
             Issue.record("no exposure level in: \(report)")
             throw CancellationError()

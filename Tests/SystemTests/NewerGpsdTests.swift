@@ -25,12 +25,14 @@ struct NewerGpsdTests {
         let sentences = fixes.flatMap { NMEAWriter.sentences(for: $0) }.joined(separator: "\n") + "\n"
         try sentences.write(to: scratch.appendingPathComponent("drive.nmea"), atomically: true, encoding: .utf8)
 
-        // The receiver: a TCP NMEA source on the host that gpsd connects to, paced at 10 sentences a second.
+        // The receiver: a TCP NMEA source on the host that gpsd connects to, paced at 10 sentences a second from
+        // the start of each connection (gpsd may connect more than once). The script is a file: socat's address
+        // syntax would mangle quotes and backslashes.
+        let pace = scratch.appendingPathComponent("pace.sh")
+        try "while IFS= read -r line; do printf '%s\\r\\n' \"$line\"; sleep 0.1; done <\(scratch.path)/drive.nmea\n"
+            .write(to: pace, atomically: true, encoding: .utf8)
         let feedPort = freePort()
-        let feed = try ExternalProcess(
-            "socat",
-            ["-U", "TCP-LISTEN:\(feedPort),bind=127.0.0.1,reuseaddr",
-             "SYSTEM:while IFS= read -r line; do printf '%s\\r\\n' \"$line\"; sleep 0.1; done <\(scratch.path)/drive.nmea"])
+        let feed = try ExternalProcess("socat", ["-U", "TCP-LISTEN:\(feedPort),bind=127.0.0.1,reuseaddr,fork", "EXEC:/bin/sh \(pace.path)"])
         defer { feed.stop() }
         let gpsdPort = freePort()
         let wanted = 8

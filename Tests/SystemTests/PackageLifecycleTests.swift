@@ -72,4 +72,15 @@ struct PackageLifecycleTests {
         #expect(try !system.run("dpkg-query -W navd").succeeded)
         #expect(try system.run("getent passwd navd").succeeded)
     }
+
+    @Test("lintian finds no errors in the package")
+    func lintianHasNoErrors() throws {
+        let deb = try #require(ProcessInfo.processInfo.environment["NAVD_DEB"], "NAVD_DEB is not set: run scripts/test")
+        let lintian = try ExternalProcess("lintian", ["--tag-display-limit", "0", deb])
+        let status = try #require(lintian.waitForExit(timeout: 300), "lintian did not finish")
+        let errors = lintian.output.split(separator: "\n").filter { $0.hasPrefix("E:") }
+        #expect(errors.isEmpty, "\(lintian.output)")
+        // lintian exits 2 on an error tag (warnings alone: 0); anything else means it did not check the package.
+        #expect(status == 0, "\(lintian.output)")
+    }
 }

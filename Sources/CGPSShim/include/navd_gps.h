@@ -42,4 +42,8 @@ int navd_gps_read(navd_gps_connection *connection, int timeout_us, navd_gps_repo
 
 void navd_gps_close(navd_gps_connection *connection);
 
+/* Text for an error from navd_gps_open: libgps's own (negative) codes, such as "can't connect to host/port
+   pair", or an errno. */
+const char *navd_gps_error_string(int error);
+
 #endif

@@ -17,6 +17,7 @@ public final class NavigationService: Service, Sendable {
         case sourceStatus(GNSSSourceStatus)
         case connected(ClientConnection)
         case command(PreparedCommand, id: JSONValue?, client: ClientConnection)
+        case refused(ProtocolError, id: JSONValue?, client: ClientConnection)
         case attemptFailed(session: Int, attempt: Int, error: RouteFetchError, retryIn: Double)
         case finished(session: Int, result: Result<[Route], RouteFetchError>, attempts: Int)
         case tick
@@ -66,6 +67,12 @@ public final class NavigationService: Service, Sendable {
 
     public func submit(_ command: PreparedCommand, id: JSONValue?, client: ClientConnection) {
         continuation.yield(.command(command, id: id, client: client))
+    }
+
+    /// A line the socket refused (unparsable, not authorized): answered by the loop, so that the error comes
+    /// after the client's hello and after the answers to the commands it sent before.
+    public func refuse(_ error: ProtocolError, id: JSONValue?, client: ClientConnection) {
+        continuation.yield(.refused(error, id: id, client: client))
     }
 
     public func reload(settings: TripCoordinator.Settings, runner: RouteCalculationRunner) {
@@ -127,6 +134,9 @@ public final class NavigationService: Service, Sendable {
                     } catch {
                         deliver(.error(id: id, error), to: client, group: &group)
                     }
+                    client.answered()
+                case .refused(let error, let id, let client):
+                    deliver(.error(id: id, error), to: client, group: &group)
                     client.answered()
                 case .attemptFailed(let session, let attempt, let error, let retryIn):
                     coordinator.calculationAttemptFailed(session: session, attempt: attempt, error: error, retryIn: retryIn)

@@ -155,7 +155,8 @@ public final class SocketServer: Service, Sendable {
         do throws(ProtocolError) {
             parsed = try JSONLine.parseCommand(buffer.readableBytesView)
         } catch {
-            client.outbox.enqueue(.error(id: nil, error))
+            client.expectAnswer()
+            navigation.refuse(error, id: nil, client: client)
             return
         }
         do throws(ProtocolError) {
@@ -166,7 +167,8 @@ public final class SocketServer: Service, Sendable {
             if error.code == .notAuthorized {
                 logger.notice("command refused: no control rights", metadata: ["client": "\(client.id)", "peer": "\(client.peer)", "command": "\(parsed.type)"])
             }
-            client.outbox.enqueue(.error(id: parsed.id, error))
+            client.expectAnswer()
+            navigation.refuse(error, id: parsed.id, client: client)
         }
     }
 
