@@ -55,6 +55,9 @@ struct NavdServiceTests {
         #expect(bobMessages.contains { $0["type"]?.stringValue == "error" && $0["code"]?.stringValue == "not_authorized" }, "\(bob.output)")
         #expect(!carol.succeeded && carol.text.contains("Permission denied"), "\(carol)")
 
+        let navctlRSS = try system.must("navctl watch --json --timeout 3 >/dev/null & sleep 1; awk '/VmRSS/ {print $2}' /proc/$!/status", user: "bob")
+        print("navctl watch under systemd: RSS \(navctlRSS.trimmingCharacters(in: .whitespacesAndNewlines)) kB")
+
         // A reader stays connected across `systemctl stop`: it gets bye, navd exits 0, the socket is removed.
         let watcher = try navd.navctl("watch --json --timeout 30", as: "bob")
         #expect(try await system.waitUntil(timeout: 10) { watcher.output.contains("\"hello\"") })

@@ -32,7 +32,7 @@ public final class NavigationService: Service, Sendable {
     private let initialRunner: RouteCalculationRunner
     private let location: LocationInput
     private let hub: EventHub
-    private let journal: TripJournal?
+    private let journal: JournalWriter?
     private let notifier: SystemdNotifier
     private let readiness: Readiness
     private let logger: Logger
@@ -49,7 +49,7 @@ public final class NavigationService: Service, Sendable {
         initialRunner = runner
         self.location = location
         self.hub = hub
-        self.journal = journal
+        self.journal = journal.map { JournalWriter(journal: $0, logger: logger) }
         self.notifier = notifier
         self.readiness = readiness
         self.logger = logger
@@ -163,14 +163,11 @@ public final class NavigationService: Service, Sendable {
         }
         // Shutting down: keep the trip for the next start, stop calculations.
         for signal in cancels.values { signal.cancel() }
-        if let journal, let record = coordinator.checkpoint(now: now()) {
-            do {
-                try journal.save(stamped(record))
-                logger.info("trip journaled for the next start", metadata: ["routeId": "\(record.routeId)"])
-            } catch {
-                logger.error("cannot save the trip journal", metadata: ["error": "\(error)"])
-            }
-        }
+        guard let journal else { return }
+        let record = coordinator.checkpoint(now: now())
+        if let record { journal.submit(.save(stamped(record))) }
+        journal.finish()
+        if let record { logger.info("trip journaled for the next start", metadata: ["routeId": "\(record.routeId)"]) }
     }
 
     /// The record with this boot's id and uptime, so that a restart within the boot measures its age exactly.
@@ -227,14 +224,9 @@ public final class NavigationService: Service, Sendable {
             case .cancelCalculation(let session):
                 cancels.removeValue(forKey: session)?.cancel()
             case .saveJournal(let record):
-                guard let journal else { continue }
-                do {
-                    try journal.save(stamped(record))
-                } catch {
-                    logger.error("cannot save the trip journal", metadata: ["error": "\(error)"])
-                }
+                journal?.submit(.save(stamped(record)))
             case .deleteJournal:
-                journal?.delete()
+                journal?.submit(.delete)
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")
             }

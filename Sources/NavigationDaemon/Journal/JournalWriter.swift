@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+
+/// Writes the trip journal on its own thread, so that the navigation loop never waits for a disk: an fsync on a
+/// vehicle's SD card can take seconds, and the loop handles fixes and pings systemd's watchdog (WatchdogSec=10s).
+/// Only the newest pending operation is kept: a save that a newer save or a deletion supersedes before it was
+/// written is never written, and operations are applied in the order they were submitted.
+public final class JournalWriter: @unchecked Sendable {
+    public enum Operation: Sendable, Equatable {
+        case save(TripJournalRecord)
+        case delete
+    }
+
+    private let journal: TripJournal
+    private let logger: Logger
+    // `condition` guards `pending`, `finishing` and `finished`.
+    private let condition = NSCondition()
+    private var pending: Operation?
+    private var finishing = false
+    private var finished = false
+
+    public init(journal: TripJournal, logger: Logger) {
+        self.journal = journal
+        self.logger = logger
+        let thread = Thread { [self] in writeUntilFinished() }
+        thread.name = "navd journal"
+        thread.start()
+    }
+
+    /// Hands `operation` to the writer and returns at once; it replaces any operation not yet started.
+    public func submit(_ operation: Operation) {
+        condition.lock()
+        precondition(!finishing, "journal operation submitted after finish()")
+        pending = operation
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Writes what is pending, stops the thread, and returns when both are done (at shutdown).
+    public func finish() {
+        condition.lock()
+        finishing = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func writeUntilFinished() {
+        while true {
+            condition.lock()
+            while pending == nil && !finishing { condition.wait() }
+            let operation = pending
+            pending = nil
+            let stop = finishing && operation == nil
+            condition.unlock()
+            if let operation { perform(operation) }
+            if stop { break }
+        }
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func perform(_ operation: Operation) {
+        switch operation {
+        case .save(let record):
+            do {
+                try journal.save(record)
+            } catch {
+                logger.error("cannot save the trip journal", metadata: ["error": "\(error)", "path": "\(journal.path)"])
+            }
+        case .delete:
+            journal.delete()
+        }
+    }
+}
