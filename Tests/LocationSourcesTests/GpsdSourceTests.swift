@@ -18,6 +18,9 @@ struct GpsdSourceTests {
         let expected = try Fixtures.parsedFixes(log)
         let port = freePort()
         let fake = try Self.gpsfake(log, port: port)
+        // gpsfake replays the log once, whether or not anyone listens: connect as soon as its gpsd does, not
+        // after the source's reconnect backoff (a cold first start of gpsfake can take seconds).
+        #expect(waitForTCPListener(port: port, timeout: 30), "gpsfake's gpsd never listened: \(fake.output.suffix(500))")
         let source = GpsdSource(host: "127.0.0.1", port: String(port))
         let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
         source.start()

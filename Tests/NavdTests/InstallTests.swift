@@ -14,7 +14,8 @@ struct InstallTests {
         #expect(install.waitForExit(timeout: 60) == 0, "install failed:\n\(install.output)")
         for path in [
             "/usr/local/bin/navd", "/usr/local/bin/navctl", "/etc/systemd/system/navd.service", "/etc/udev/rules.d/60-navd-gnss.rules",
-            "/etc/navd/navd.toml", "/usr/local/share/doc/navd/protocol.md",
+            "/etc/navd/navd.toml", "/usr/local/share/doc/navd/protocol.md", "/usr/local/share/man/man8/navd.8",
+            "/usr/local/share/man/man1/navctl.1", "/usr/local/share/man/man5/navd.toml.5",
         ] {
             #expect(FileManager.default.fileExists(atPath: stage + path), "\(path) not installed")
         }
@@ -26,7 +27,8 @@ struct InstallTests {
         let verifyPath = stage + "/navd.service"
         try unit.replacingOccurrences(of: "/usr/local/bin/navd", with: stage + "/usr/local/bin/navd").write(
             toFile: verifyPath, atomically: true, encoding: .utf8)
-        let verify = try ExternalProcess("systemd-analyze", ["verify", verifyPath])
+        // verify also opens the unit's Documentation= (man:navd(8)): from the staged man pages.
+        let verify = try ExternalProcess("systemd-analyze", ["verify", verifyPath], environment: ["MANPATH": stage + "/usr/local/share/man"])
         #expect(verify.waitForExit(timeout: 30) == 0, "systemd-analyze verify:\n\(verify.output)")
         #expect(!verify.output.contains("Unknown"), "systemd-analyze warnings:\n\(verify.output)")
         for line in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "User=navd", "SupplementaryGroups=dialout", "RuntimeDirectory=navd",

@@ -51,9 +51,12 @@ final class BootedSystem: @unchecked Sendable {
             environment: ["SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"])
         SystemFixtures.recordContainer(pid: nspawn.pid)
         leader = try await Self.findLeader(of: nspawn)
-        // systemd's bus comes up a moment after PID 1 starts: until then systemctl cannot ask.
+        // Right after PID 1 starts, systemctl may not reach it yet ("offline", "Failed to connect to bus"): ask
+        // again until the boot has settled.
+        let settled: Set<String> = ["running", "degraded", "maintenance", "stopping"]
         var state = try run("systemctl is-system-running --wait", timeout: 90)
-        for _ in 0..<100 where state.text.contains("Failed to connect to bus") {
+        let deadline = Date().addingTimeInterval(60)
+        while !settled.contains(state.trimmed), Date() < deadline {
             try await Task.sleep(for: .milliseconds(100))
             state = try run("systemctl is-system-running --wait", timeout: 90)
         }

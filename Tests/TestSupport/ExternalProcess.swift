@@ -129,6 +129,25 @@ public func freePort() -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+/// Waits up to `timeout` seconds until something accepts TCP connections on 127.0.0.1:`port` (a server a test
+/// started); true once it does.
+public func waitForTCPListener(port: Int, timeout: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        close(fd)
+        if connected == 0 { return true }
+        usleep(50_000)
+    }
+    return false
+}
 
 /// Calls `body` with a `sockaddr_un` for the Unix socket at `path` (connect, bind).
 public func withUnixSocketAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
