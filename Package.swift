@@ -69,21 +69,24 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The daemon; started under the name navctl it runs navctl's commands (one binary in the package).
         .executableTarget(
             name: "navd",
             dependencies: [
-                "NavigationDaemon",
+                "NavigationDaemon", "NavctlCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "navctl",
+        // navctl's commands (client, route tools, simulation, replay, GNSS view), and the navctl executable.
+        .target(
+            name: "NavctlCommands",
             dependencies: [
                 "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "navctl", dependencies: ["NavctlCommands"]),
         .executableTarget(
             name: "navbench",
             dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationDaemon"]

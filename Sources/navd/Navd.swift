@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import NavigationDaemon
 
-@main
 struct Navd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "navd",

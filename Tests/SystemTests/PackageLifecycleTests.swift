@@ -27,6 +27,9 @@ struct PackageLifecycleTests {
         ] {
             #expect(try system.run("test -f \(path)").succeeded, "\(path) is not installed")
         }
+        // One binary: navctl is navd under another name (and every navctl call in these tests goes through it).
+        #expect(try system.must("readlink /usr/bin/navctl").trimmingCharacters(in: .whitespacesAndNewlines) == "navd")
+        #expect(try system.must("navctl --help").contains("Command-line client and field-testing tools for navd"))
         // No Swift runtime on the vehicle: every library the binaries load is on the system.
         let libraries = try system.must("ldd /usr/bin/navd /usr/bin/navctl")
         #expect(!libraries.contains("not found") && !libraries.contains("libswift"), "\(libraries)")

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// navctl's commands. The `navctl` executable runs them, and so does `navd` when it is started as `navctl`
+/// (the Debian package installs navctl as a link to navd).
+public struct NavCtl: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        commandName: "navctl",
+        abstract: "Command-line client and field-testing tools for navd.",
+        subcommands: [WatchCommand.self, RouteCommand.self, SimulateCommand.self, ReplayCommand.self, GNSSCommand.self])
+}

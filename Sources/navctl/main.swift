@@ -1,0 +1,3 @@
+import NavctlCommands
+
+await NavCtl.runAsRoot()
