@@ -92,29 +92,13 @@ struct LifecycleTests {
     }
 
     @Test func sigkillMidTripThenRestartResumesTheSameRouteToArrival() async throws {
-        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
-        let pty = try PtyPair()
-        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
-        let first = try navd.start()
-        var client = try navd.connect()
-        pty.write(drive.nmea(0))
-        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
-        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
-        let route = try #require(client.waitFor(timeout: 10) { $0.type == "route" })
-        let routeId = try #require(route["routeId"]?.stringValue)
-        // Drive a third of the way (still on the planned route), then kill navd without warning.
-        let killAt = drive.firstOffRouteFix / 2
-        for index in 1..<killAt {
-            pty.write(drive.nmea(index))
-            client.drain(for: 0.1)
-        }
-        client.drain(for: 1.5)  // the journal is saved every second
-        let progressBefore = client.received.last { $0.type == "trip_state" }?["progress"]?["distanceRemaining"]?.doubleValue
-        _ = first.signalAndWait(SIGKILL, timeout: 5)
+        let killed = try await KilledMidTrip.make()
+        let (drive, pty, navd, routeId, killAt) = (killed.drive, killed.pty, killed.navd, killed.routeId, killed.killAt)
+        let progressBefore = killed.lastTripState?["progress"]?["distanceRemaining"]?.doubleValue
         #expect(FileManager.default.fileExists(atPath: navd.journalPath), "no journal after SIGKILL")
 
         try navd.start()
-        client = try navd.connect()
+        let client = try navd.connect()
         let hello = try #require(client.next(timeout: 5))
         #expect(hello["state"]?["routeId"]?.stringValue == routeId, "hello after restart: \(hello)")
         #expect(hello["state"]?["phase"]?.stringValue == "resuming")
@@ -145,17 +129,24 @@ struct LifecycleTests {
     }
 }
 
-/// A board without a real-time clock: navd is killed mid-trip, the board "reboots" (the journal now comes from
-/// another boot) with a wall clock a year behind the one that wrote the journal. The first fix's GNSS time
-/// decides: a journal whose last fix is seconds old resumes; one whose last fix is two hours old does not.
-@Suite(.serialized) struct RTCLessBoardTests {
-    @Test(arguments: [(lastFixShift: 0.0, resumes: true), (lastFixShift: -7200.0, resumes: false)])
-    func aJournalFromAnEarlierBootIsJudgedByGNSSTime(lastFixShift: Double, resumes: Bool) async throws {
+/// A trip on a serial pty, driven a third of the way along the planned route, then navd killed without
+/// warning (SIGKILL): what the restart tests start from.
+struct KilledMidTrip {
+    let drive: DeviatingDrive
+    let pty: PtyPair
+    let navd: NavdInstance
+    let routeId: String
+    /// Index of the first fix not sent before the kill.
+    let killAt: Int
+    /// The last trip_state the client saw before the kill.
+    let lastTripState: JSONValue?
+
+    static func make() async throws -> KilledMidTrip {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
         let pty = try PtyPair()
         let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
-        let first = try navd.start()
-        var client = try navd.connect()
+        let process = try navd.start()
+        let client = try navd.connect()
         pty.write(drive.nmea(0))
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
         _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
@@ -166,7 +157,20 @@ struct LifecycleTests {
             client.drain(for: 0.1)
         }
         client.drain(for: 1.5)  // the journal is saved every second
-        _ = first.signalAndWait(SIGKILL, timeout: 5)
+        let lastTripState = client.received.last { $0.type == "trip_state" }
+        _ = process.signalAndWait(SIGKILL, timeout: 5)
+        return KilledMidTrip(drive: drive, pty: pty, navd: navd, routeId: routeId, killAt: killAt, lastTripState: lastTripState)
+    }
+}
+
+/// A board without a real-time clock: navd is killed mid-trip, the board "reboots" (the journal now comes from
+/// another boot) with a wall clock a year behind the one that wrote the journal. The first fix's GNSS time
+/// decides: a journal whose last fix is seconds old resumes; one whose last fix is two hours old does not.
+@Suite(.serialized) struct RTCLessBoardTests {
+    @Test(arguments: [(lastFixShift: 0.0, resumes: true), (lastFixShift: -7200.0, resumes: false)])
+    func aJournalFromAnEarlierBootIsJudgedByGNSSTime(lastFixShift: Double, resumes: Bool) async throws {
+        let killed = try await KilledMidTrip.make()
+        let (drive, pty, navd, routeId, killAt) = (killed.drive, killed.pty, killed.navd, killed.routeId, killed.killAt)
 
         // The reboot: another boot id, and a journal written by a clock a year ahead of the board's new one.
         let url = URL(fileURLWithPath: navd.journalPath)
@@ -179,7 +183,7 @@ struct LifecycleTests {
         try JSONSerialization.data(withJSONObject: record).write(to: url)
 
         try navd.start()
-        client = try navd.connect()
+        let client = try navd.connect()
         let hello = try #require(client.next(timeout: 5))
         #expect(hello["state"]?["phase"]?.stringValue == "resuming", "a journal from the future was not kept: \(hello)")
         #expect(navd.log.contains("saved in an earlier boot"))

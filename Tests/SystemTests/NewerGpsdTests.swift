@@ -9,8 +9,7 @@ import TestSupport
 /// host over TCP.
 @Suite("the libgps shim on newer gpsd", .serialized)
 struct NewerGpsdTests {
-    static let shim = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/CGPSShim")
+    static let shim = SystemFixtures.sources.appendingPathComponent("CGPSShim")
 
     @Test("the shim compiles against Debian 13's libgps and reads gpsd 3.25's fixes")
     func shimOnTrixie() throws {

@@ -52,6 +52,9 @@ enum SystemFixtures {
     }
 
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    /// The repository's Sources directory (the C shim is compiled from there in another root).
+    static let sources = fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources")
 
     // Containers are recorded in the run directory so that scripts/test can stop any a crashed test left.
     private static var containerDirectory: String? { environment["NAVD_RUN_DIR"].map { "\($0)/containers" } }

@@ -10,19 +10,17 @@ extension TripCoordinator {
         guard let fix = reading.fix else { return }
         lastFix = fix
         startCalculationsWaitingForFix(fix)
+        if let stale = trip, let age = staleJournalAge(stale.resumeFrom, firstFix: fix) {
+            // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
+            log(.notice, "not resuming trip \(stale.routeId): by GNSS time its journal is \(Int(age)) s old (journal.max_age \(Int(settings.journalMaxAge)) s)")
+            endTrip(reason: "journal too old")
+        }
         guard var current = trip else {
             publish(.tripState, JSONLine.value(TripStateRecord.idle(at: fix)).objectValue ?? [:])
             return
         }
         let previous = current.state
         let next: TripState
-        if let age = staleJournalAge(current.resumeFrom, firstFix: fix) {
-            // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
-            log(.notice, "not resuming trip \(current.routeId): by GNSS time its journal is \(Int(age)) s old (journal.max_age \(Int(settings.journalMaxAge)) s)")
-            endTrip(reason: "journal too old")
-            publish(.tripState, JSONLine.value(TripStateRecord.idle(at: fix)).objectValue ?? [:])
-            return
-        }
         if let resume = current.resumeFrom {
             next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, startedAt: resume.startedAt)
             current.resumeFrom = nil
