@@ -19,13 +19,18 @@ public struct NMEAStatistics: Hashable, Sendable, Codable {
     public init() {}
 }
 
-/// Groups sentences into receiver cycles (epochs, by UTC time) and turns them into fixes.
+/// Groups sentences into receiver cycles (epochs, by UTC time) and turns each epoch into exactly one reading.
 ///
-/// **Emission**: a fix is emitted as soon as its epoch's position is known (not one epoch late, when the next
-/// epoch's first sentence arrives), whatever order the receiver sends its sentences in. Each later sentence of the
-/// same epoch that adds to the fix (speed, course, mode, accuracy, date) emits the fix again, complete so far; the
-/// last emission of an epoch holds everything the receiver said. An epoch that ends without a position emits
-/// ``GNSSReading/noFix(_:time:)`` when the next epoch begins (or on ``finish()``).
+/// **One reading per epoch, on time**: like gpsd, the assembler learns which sentence ends the receiver's cycle
+/// (the last one before the time changes: its address and how many of that address came before it in the epoch;
+/// for GSV, the last message of a group). Once learned (the end of the first epoch seen teaches it, so from the
+/// second epoch on), the epoch's reading is emitted as soon as that sentence is parsed. Until then, and whenever a
+/// receiver skips its usual last sentence, the epoch is emitted when the next epoch's first timed sentence arrives
+/// (or on ``finish()``), and the cycle is learned again from what was seen. When the learned end was too early
+/// (a sentence of the emitted epoch's time still follows), the late sentences update nothing already sent and the
+/// cycle is learned again. The reading carries everything the epoch said: position, time, speed and course (RMC,
+/// VTG), accuracy (GST when present, else HDOP × UERE, see ``NMEAAccuracy``), altitude, satellites, fix type. An
+/// epoch without a valid position is one ``GNSSReading/noFix(_:time:)``.
 ///
 /// **Validity**: GGA quality 0 (and 7, manual input; 8, simulation), RMC and GLL status `V`, GSA mode 1 and the
 /// NMEA 2.3/4.1 mode indicator `N` mean no fix: receivers keep repeating their last position with these, and it
@@ -39,9 +44,13 @@ public struct NMEAStatistics: Hashable, Sendable, Codable {
 public struct NMEAEpochAssembler: Sendable {
     public var rollover: GPSWeekRollover
     public private(set) var statistics = NMEAStatistics()
+    /// The sentence learned to end the receiver's cycle, or nil while it is being learned.
+    public private(set) var cycleEnd: CycleMark?
 
     private var splitter = NMEALineSplitter()
     private var epoch = Epoch()
+    /// The epoch last emitted at its learned end, kept to recognise an end learned too early.
+    private var lastEmittedAtEnd: Epoch?
     /// The last date seen (days since 1970) and the time of day it applied to, for sentences without a date.
     private var lastDate: (days: Int64, timeOfDay: Double)?
     /// The mode of the previous epoch that had a fix, for epochs whose sentences cannot tell 2D from 3D.
@@ -71,8 +80,13 @@ public struct NMEAEpochAssembler: Sendable {
         var signalCount = 0
         var hdop: Double?
         var gstSigmas: (lat: Double, lon: Double)?
-        var emitted: GNSSFix?
+        /// True once this epoch's reading has left.
+        var emitted = false
         var sawTimedSentence = false
+        /// How many sentences of each address this epoch has had.
+        var occurrences: [String: Int] = [:]
+        /// The place in the cycle of the last sentence fed into this epoch.
+        var lastMark: CycleMark?
     }
 
     /// Feeds raw bytes (any chunking) and returns the readings they complete.
@@ -103,7 +117,7 @@ public struct NMEAEpochAssembler: Sendable {
     /// Ends the input: the last epoch, if it had no position, is reported as no fix.
     public mutating func finish() -> [GNSSReading] {
         var readings: [GNSSReading] = []
-        closeEpoch(into: &readings)
+        closeEpoch(into: &readings, learning: false)
         return readings
     }
 
@@ -111,6 +125,26 @@ public struct NMEAEpochAssembler: Sendable {
 
     public mutating func feed(_ s: NMEASentence) -> [GNSSReading] {
         var readings: [GNSSReading] = []
+        read(s, into: &readings)
+        let mark = markOf(s)
+        epoch.lastMark = mark
+        if epoch.sawTimedSentence, !epoch.emitted, mark == cycleEnd {
+            closeEpoch(into: &readings, learning: false)
+        }
+        return readings
+    }
+
+    /// Where `s` stands in the epoch: its address and how many of that address came before; the last message of
+    /// a GSV group is marked as such (groups grow and shrink with the satellites in view).
+    private mutating func markOf(_ s: NMEASentence) -> CycleMark {
+        let address = s.talker + s.type
+        if s.type == "GSV" { return CycleMark(address: address, occurrence: s[0] == s[1] ? 0 : -1) }
+        let occurrence = (epoch.occurrences[address] ?? 0) + 1
+        epoch.occurrences[address] = occurrence
+        return CycleMark(address: address, occurrence: occurrence)
+    }
+
+    private mutating func read(_ s: NMEASentence, into readings: inout [GNSSReading]) {
         switch s.type {
         case "RMC":
             startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
@@ -163,6 +197,9 @@ public struct NMEAEpochAssembler: Sendable {
             {
                 setDate((year, month, day))
             }
+        case "PSRFEPE":
+            // SiRF's error estimate leads its epoch and carries the epoch's time: it opens the epoch.
+            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
         case "GSV":
             // Each constellation's GSV group reports its own count in its first message: the sum is all in view.
             if s[1] == "1", let inView = NMEAFields.integer(s[2]) { epoch.satellitesInView = (epoch.satellitesInView ?? 0) + inView }
@@ -174,13 +211,10 @@ public struct NMEAEpochAssembler: Sendable {
                     epoch.signalCount += 1
                 }
             }
-            return readings
+            return
         default:
             statistics.ignoredSentences += 1
-            return readings
         }
-        emitIfChanged(into: &readings)
-        return readings
     }
 
     /// GGA and GNS share their layout from field 1: position, (quality or modes), satellites used, HDOP, altitude.
@@ -203,20 +237,22 @@ public struct NMEAEpochAssembler: Sendable {
 
     private mutating func startEpochIfNeeded(_ timeOfDay: Double?, into readings: inout [GNSSReading]) {
         guard let timeOfDay else { return }
-        if let current = epoch.timeOfDay, abs(current - timeOfDay) < 0.0005 {
+        if let current = epoch.timeOfDay, Self.sameTime(current, timeOfDay) { return }
+        if !epoch.sawTimedSentence, let emitted = lastEmittedAtEnd, let time = emitted.timeOfDay, Self.sameTime(time, timeOfDay) {
+            // The learned end came too early: this sentence belongs to the epoch already sent. It joins it (one
+            // reading per epoch: nothing more is sent for it), and the cycle is learned again when it ends.
+            let untimed = epoch
+            epoch = emitted
+            epoch.merge(untimed: untimed)
+            lastEmittedAtEnd = nil
+            cycleEnd = nil
             return
         }
-        if epoch.sawTimedSentence { closeEpoch(into: &readings) }
+        if epoch.sawTimedSentence { closeEpoch(into: &readings, learning: true) }
         let carried = epoch
         epoch = Epoch()
         // Untimed sentences (GSA, VTG) that arrived before this epoch's first timed sentence belong to it.
-        if !carried.sawTimedSentence {
-            epoch.gsaMode = carried.gsaMode
-            epoch.gsaSatellites = carried.gsaSatellites
-            epoch.speedKnots = carried.speedKnots
-            epoch.course = carried.course
-            epoch.hdop = carried.hdop
-        }
+        epoch.merge(untimed: carried)
         epoch.timeOfDay = timeOfDay
         epoch.sawTimedSentence = true
         if let lastDate {
@@ -225,11 +261,24 @@ public struct NMEAEpochAssembler: Sendable {
         }
     }
 
-    private mutating func closeEpoch(into readings: inout [GNSSReading]) {
-        defer { epoch = Epoch() }
-        if let emitted = epoch.emitted { previousMode = emitted.quality.mode }
-        guard epoch.sawTimedSentence, epoch.emitted == nil else { return }
-        readings.append(.noFix(quality(mode: .noFix), time: timestamp()))
+    static func sameTime(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 0.0005 }
+
+    /// Emits the epoch's reading unless it has left already, and starts an empty epoch. `learning`: the epoch
+    /// ended because the next one began, so its last sentence is the cycle's end.
+    private mutating func closeEpoch(into readings: inout [GNSSReading], learning: Bool) {
+        if epoch.sawTimedSentence, !epoch.emitted {
+            let reading = reading()
+            if let fix = reading.fix { previousMode = fix.quality.mode }
+            readings.append(reading)
+            epoch.emitted = true
+        }
+        if learning {
+            if let mark = epoch.lastMark { cycleEnd = mark }
+            lastEmittedAtEnd = nil
+        } else {
+            lastEmittedAtEnd = epoch
+        }
+        epoch = Epoch()
     }
 
     private mutating func setDate(_ date: (year: Int, month: Int, day: Int)) {
@@ -274,21 +323,51 @@ public struct NMEAEpochAssembler: Sendable {
             horizontalAccuracy: accuracy, altitude: epoch.altitude)
     }
 
-    /// Emits the epoch's fix when it has a position and differs from what was last emitted for this epoch.
-    private mutating func emitIfChanged(into readings: inout [GNSSReading]) {
-        guard epoch.positionValid, let lat = epoch.latitude, let lon = epoch.longitude, let time = timestamp() else { return }
+    /// The epoch's reading: a fix when it has a valid position, a time and a 2D or 3D mode; else no fix.
+    private func reading() -> GNSSReading {
+        guard epoch.positionValid, let lat = epoch.latitude, let lon = epoch.longitude, let time = timestamp() else {
+            return .noFix(quality(mode: .noFix), time: timestamp())
+        }
         let mode = mode()
-        guard mode >= .twoDimensional else { return }
+        guard mode >= .twoDimensional else { return .noFix(quality(mode: .noFix), time: time) }
         let quality = quality(mode: mode)
         let location = UserLocation(
             coordinate: GeographicCoordinate(latitude: lat, longitude: lon),
-            horizontalAccuracy: quality.horizontalAccuracy ?? NMEAAccuracy.accuracy68(hdop: 2),
+            horizontalAccuracy: quality.horizontalAccuracy ?? NMEAAccuracy.accuracy68(hdop: NMEAAccuracy.assumedHDOP),
             course: epoch.course.map { CourseOverGround(degrees: $0) },
             speed: epoch.speedKnots.map { Speed(metersPerSecond: $0 * NMEAUnits.metersPerSecondPerKnot) }, timestamp: time)
-        let fix = GNSSFix(location: location, quality: quality)
-        guard fix != epoch.emitted else { return }
-        epoch.emitted = fix
-        readings.append(.fix(fix))
+        return .fix(GNSSFix(location: location, quality: quality))
+    }
+}
+
+/// A sentence's place in a receiver's cycle: its address (`GPGGA`) and how many sentences of that address the
+/// epoch has had up to it (1 for the first). For GSV, 0 marks the last message of a group and -1 any other.
+public struct CycleMark: Hashable, Sendable, CustomStringConvertible {
+    public var address: String
+    public var occurrence: Int
+
+    public var description: String {
+        switch occurrence {
+        case 0: "\(address) (last of its group)"
+        case 1: address
+        default: "\(address) #\(occurrence)"
+        }
+    }
+}
+
+extension NMEAEpochAssembler.Epoch {
+    /// Takes what untimed sentences (GSA, VTG, GSV) said before the epoch's first timed sentence.
+    mutating func merge(untimed: Self) {
+        guard !untimed.sawTimedSentence else { return }
+        if let mode = untimed.gsaMode { gsaMode = max(gsaMode ?? 0, mode) }
+        gsaSatellites += untimed.gsaSatellites
+        speedKnots = speedKnots ?? untimed.speedKnots
+        course = course ?? untimed.course
+        hdop = hdop ?? untimed.hdop
+        if let inView = untimed.satellitesInView { satellitesInView = (satellitesInView ?? 0) + inView }
+        signalSum += untimed.signalSum
+        signalCount += untimed.signalCount
+        for (address, count) in untimed.occurrences { occurrences[address, default: 0] += count }
     }
 }
 

@@ -69,6 +69,10 @@ public enum NMEAAccuracy {
     /// figure for a single-frequency receiver in open sky.
     public static let userEquivalentRangeError = 4.0
 
+    /// HDOP assumed for a receiver that reports neither GST nor HDOP (RMC-only receivers): 2, a fair figure for
+    /// a receiver that still has a fix (navd's accuracy-scaled thresholds then treat it as about 8.5 m).
+    public static let assumedHDOP = 2.0
+
     /// 68% radius ÷ DRMS for a circular two-dimensional normal distribution: 1.5096σ / (√2 σ).
     static let radius68PerDRMS = 1.5096 / 2.0.squareRoot()
 

@@ -1,8 +1,44 @@
 import Foundation
 import NavigationCore
 
-/// Writes fixes as NMEA 0183 sentences (RMC and GGA with the GP talker), as a simple receiver would send them.
+/// The sentences a receiver sends per epoch, in its order: the shapes of real receivers, for tests and demos.
+public enum NMEAReceiverProfile: String, Hashable, Sendable, CaseIterable, Codable {
+    /// RMC then GGA (most u-blox and SiRF defaults).
+    case rmcThenGGA
+    /// GGA then RMC (MediaTek-style receivers).
+    case ggaFirst
+    /// RMC alone: no HDOP, no altitude, no satellites.
+    case rmcOnly
+    /// GGA, GSA, GST, RMC, VTG: a survey-style receiver that reports its error estimate (GST) and ends on VTG.
+    case withGST
+}
+
+/// Writes fixes as NMEA 0183 sentences with the GP talker, as a receiver of a given ``NMEAReceiverProfile`` would.
 public enum NMEAWriter {
+    /// One epoch's sentences for a fix, each with its checksum, without line endings. GST carries the fix's
+    /// accuracy as equal latitude and longitude sigmas; HDOP is the one that maps to it.
+    public static func sentences(for fix: UserLocation, profile: NMEAReceiverProfile) -> [String] {
+        let plain = sentences(for: fix)
+        let (rmc, gga) = (plain[0], plain[1])
+        switch profile {
+        case .rmcThenGGA: return plain
+        case .ggaFirst: return [gga, rmc]
+        case .rmcOnly: return [rmc]
+        case .withGST:
+            let time = gga.split(separator: ",")[1]
+            let sigma = fix.horizontalAccuracy / 1.5096
+            let gst = "GPGST,\(time),\(String(format: "%.1f", sigma)),,,,\(String(format: "%.2f", sigma)),\(String(format: "%.2f", sigma)),3.0"
+            let hdop = max(0.5, NMEAAccuracy.hdop(forAccuracy68: fix.horizontalAccuracy))
+            let gsa = "GPGSA,A,3,01,03,06,11,14,17,19,22,,,,,\(String(format: "%.1f", hdop * 1.6)),\(String(format: "%.1f", hdop)),1.2"
+            let knots = (fix.speed?.metersPerSecond ?? 0) / 0.514444
+            let course = fix.course.map { String(format: "%.1f", $0.degrees) } ?? ""
+            let vtg = "GPVTG,\(course),T,,M,\(String(format: "%.2f", knots)),N,\(String(format: "%.2f", knots * 1.852)),K,A"
+            return [gga] + [gsa, gst].map(withChecksum) + [rmc] + [withChecksum(vtg)]
+        }
+    }
+
+    static func withChecksum(_ body: String) -> String { "$\(body)*\(checksum(body))" }
+
     /// `$GPRMC` and `$GPGGA` for one fix, each with its checksum, without line endings.
     public static func sentences(for fix: UserLocation) -> [String] {
         let date = fix.timestamp

@@ -120,3 +120,64 @@ struct CorpusTests {
         #expect(result.problems.isEmpty, "\(name): \(result.problems.prefix(5).joined(separator: "; "))")
     }
 }
+
+/// One reading per epoch on real receivers, and how many leave at their epoch's last sentence.
+@Suite("Real receivers' cycles")
+struct CorpusCycleTests {
+    /// Sentence types that carry a time of day, and the field holding it.
+    static let timeField: [String: Int] = ["RMC": 0, "GGA": 0, "GNS": 0, "GLL": 4, "GST": 0, "ZDA": 0, "PSRFEPE": 0]
+
+    @Test(arguments: CorpusTests.logs)
+    func oneReadingPerEpochOnTime(name: String) throws {
+        let data = try Data(contentsOf: CorpusTests.directory.appendingPathComponent("\(name).log"))
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // The epochs as the log has them: a new time of day on a timed sentence begins one.
+        var epochOfLine: [Int?] = []
+        var lastLineOfEpoch: [Int] = []
+        // The address of each epoch's last sentence and how many of that address the epoch had.
+        var lastAddressOfEpoch: [String] = []
+        var counts: [String: Int] = [:]
+        var currentTime: Substring?
+        for (i, line) in lines.enumerated() {
+            guard let s = try? NMEASentence.parse(line) else {
+                epochOfLine.append(nil)
+                continue
+            }
+            if let field = Self.timeField[s.type], !s[field].isEmpty, s[field] != currentTime {
+                currentTime = s[field]
+                lastLineOfEpoch.append(i)
+                lastAddressOfEpoch.append("")
+                counts = [:]
+            }
+            if !lastLineOfEpoch.isEmpty {
+                lastLineOfEpoch[lastLineOfEpoch.count - 1] = i
+                counts[s.talker + s.type, default: 0] += 1
+                lastAddressOfEpoch[lastAddressOfEpoch.count - 1] = s.talker + s.type + "#\(s.type == "GSV" ? 0 : counts[s.talker + s.type]!)"
+            }
+            epochOfLine.append(lastLineOfEpoch.isEmpty ? nil : lastLineOfEpoch.count - 1)
+        }
+        var assembler = NMEAEpochAssembler(rollover: .none)
+        var emittedAt: [(line: Int, reading: GNSSReading)] = []
+        for (i, line) in lines.enumerated() {
+            for reading in assembler.append(Array(line) + [0x0a]) { emittedAt.append((i, reading)) }
+        }
+        for reading in assembler.finish() { emittedAt.append((lines.count, reading)) }
+        let times = emittedAt.compactMap { entry -> Date? in
+            switch entry.reading {
+            case .fix(let fix): fix.location.timestamp
+            case .noFix(_, let time): time
+            }
+        }
+        #expect(Set(times).count == times.count, "\(name): an epoch was emitted twice")
+        let onTime = emittedAt.filter { entry in
+            entry.line < lines.count && lastLineOfEpoch.contains(entry.line)
+        }.count
+        let total = max(1, emittedAt.count)
+        // A receiver whose every epoch ends on the same sentence: every epoch after the first leaves at its end.
+        let regular = Set(lastAddressOfEpoch.dropLast()).count == 1 && lastAddressOfEpoch.count > 2
+        if regular {
+            #expect(onTime >= emittedAt.count - 2, "\(name): \(onTime) of \(emittedAt.count) on time with a regular cycle")
+        }
+        print("nmea-corpus \(name)\(regular ? " (regular cycle)" : ""): \(emittedAt.count) readings for \(lastLineOfEpoch.count) epochs, \(onTime) at their epoch's last sentence (\(100 * onTime / total)%), cycle end \(assembler.cycleEnd.map(String.init(describing:)) ?? "not learned")")
+    }
+}

@@ -75,20 +75,15 @@ struct NMEAEpochTests {
     static let gga = sentence("GPGGA,081836.00,3751.65,S,14507.36,E,1,08,0.9,545.4,M,46.9,M,,")
     static let gsa = sentence("GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1")
 
-    @Test func emitsAsSoonAsThePositionIsKnownInEitherOrder() throws {
+    @Test func oneReadingPerEpochWhateverTheOrder() throws {
         for order in [[Self.rmc, Self.gga, Self.gsa], [Self.gga, Self.rmc, Self.gsa], [Self.gsa, Self.gga, Self.rmc]] {
-            var assembler = NMEAEpochAssembler(rollover: .none)
-            var emittedAt: Int?
-            for (i, line) in order.enumerated() where emittedAt == nil {
-                if !assembler.append(Array((line + "\r\n").utf8)).isEmpty { emittedAt = i }
-            }
-            // The first sentence with a position and a date emits (GGA alone has no date yet).
-            let expected = order.firstIndex(of: Self.rmc)!
-            #expect(emittedAt == expected, "\(order.map { $0.dropFirst(3).prefix(3) })")
+            let readings = run(order).readings
+            #expect(readings.count == 1, "\(order.map { $0.dropFirst(3).prefix(3) })")
+            #expect(readings.first?.fix?.quality.mode == .threeDimensional)
         }
     }
 
-    @Test func theLastEmissionOfAnEpochHasEverything() throws {
+    @Test func theEpochsFixHasEverything() throws {
         let (readings, _) = run([Self.rmc, Self.gga, Self.gsa])
         let fix = try #require(readings.last?.fix)
         #expect(fix.quality.mode == .threeDimensional)
@@ -215,5 +210,83 @@ struct NMEAEpochTests {
             let readings = assembler.append(bytes) + assembler.finish()
             #expect(readings.compactMap(\.fix).allSatisfy { $0.location.coordinate.isValid && $0.location.horizontalAccuracy.isFinite })
         }
+    }
+}
+
+/// One reading per receiver epoch, leaving when the epoch's last sentence is parsed once the cycle is learned.
+@Suite("NMEA receiver cycles")
+struct NMEACycleTests {
+    /// Five epochs of a receiver, 1 Hz or 10 Hz.
+    static func epochs(_ profile: NMEAReceiverProfile, rate: Double) -> [[String]] {
+        (0..<5).map { i in
+            let fix = UserLocation(
+                coordinate: GeographicCoordinate(latitude: 60.17 + Double(i) * 1e-4, longitude: 24.94), horizontalAccuracy: 6.4,
+                course: CourseOverGround(degrees: 12), speed: Speed(metersPerSecond: 11),
+                timestamp: Date(timeIntervalSince1970: 1_780_000_000 + Double(i) / rate))
+            return NMEAWriter.sentences(for: fix, profile: profile)
+        }
+    }
+
+    @Test(arguments: NMEAReceiverProfile.allCases, [1.0, 10.0])
+    func oneReadingPerEpochAtItsLastSentence(profile: NMEAReceiverProfile, rate: Double) throws {
+        let epochs = Self.epochs(profile, rate: rate)
+        var assembler = NMEAEpochAssembler(rollover: .none)
+        // For each reading: the epoch and the sentence within it that let it out.
+        var emissions: [(epoch: Int, sentence: Int, reading: GNSSReading)] = []
+        for (e, lines) in epochs.enumerated() {
+            for (s, line) in lines.enumerated() {
+                for reading in assembler.append(Array((line + "\r\n").utf8)) { emissions.append((e, s, reading)) }
+            }
+        }
+        for reading in assembler.finish() { emissions.append((epochs.count, 0, reading)) }
+        let fixes = emissions.compactMap(\.reading.fix)
+        #expect(fixes.count == epochs.count, "one fix per epoch")
+        #expect(Set(fixes.map(\.location.timestamp)).count == epochs.count, "no epoch twice")
+        // The first epoch leaves when the second begins; from the second on, at the epoch's own last sentence.
+        #expect(emissions[0].epoch == 1 && emissions[0].sentence == 0)
+        for e in 1..<epochs.count {
+            #expect(emissions[e].epoch == e && emissions[e].sentence == epochs[e].count - 1, "epoch \(e) of \(profile)")
+        }
+        // Everything the epoch said.
+        let last = try #require(fixes.last)
+        #expect(abs((last.location.speed?.metersPerSecond ?? 0) - 11) < 0.01)
+        #expect(last.location.course?.degrees == 12)
+        switch profile {
+        case .rmcOnly:
+            #expect(last.quality.hdop == nil)
+            #expect(abs(last.location.horizontalAccuracy - NMEAAccuracy.accuracy68(hdop: NMEAAccuracy.assumedHDOP)) < 1e-9)
+        case .withGST:
+            #expect(abs(last.location.horizontalAccuracy - 6.4) < 0.05, "GST's sigmas, not HDOP")
+        case .rmcThenGGA, .ggaFirst:
+            #expect(last.quality.altitude == 10)
+            #expect(abs(last.location.horizontalAccuracy - 6.4) < 0.25, "HDOP × UERE")
+        }
+        #expect(assembler.cycleEnd != nil)
+    }
+
+    /// A receiver whose cycle varies (a second GSA in some epochs): a too-early end is noticed, the late sentence
+    /// changes nothing already sent, and the cycle is learned again.
+    @Test func aCycleLearnedTooEarlyIsLearnedAgain() {
+        func epoch(_ t: Int, gsas: Int) -> [String] {
+            let time = String(format: "0818%02d.00", t)
+            return [
+                sentence("GPRMC,\(time),A,3751.65,S,14507.36,E,12.4,360.0,130998,011.3,E,A"),
+                sentence("GPGGA,\(time),3751.65,S,14507.36,E,1,08,0.9,545.4,M,46.9,M,,"),
+            ] + Array(repeating: sentence("GNGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1"), count: gsas)
+        }
+        let lines = epoch(10, gsas: 1) + epoch(11, gsas: 1) + epoch(12, gsas: 2) + [sentence("GPGST,081812.00,1.2,3.0,2.0,45.0,2.0,3.0,4.0")]
+            + epoch(13, gsas: 2) + epoch(14, gsas: 2)
+        let readings = run(lines).readings
+        let times = readings.compactMap(\.fix).map { ISO8601Timestamp.format($0.location.timestamp) }
+        #expect(times == (10...14).map { "1998-09-13T08:18:\($0).000Z" })
+    }
+
+    @Test func anEpochWithoutAPositionIsOneNoFix() {
+        let lines = (0..<4).flatMap { t in
+            [sentence("GPRMC,08181\(t),V,,,,,,,130998,,,N"), sentence("GPGGA,08181\(t),,,,,0,00,,,M,,M,,")]
+        }
+        let readings = run(lines).readings
+        #expect(readings.count == 4)
+        #expect(readings.allSatisfy { $0.fix == nil })
     }
 }
