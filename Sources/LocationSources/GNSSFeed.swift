@@ -10,7 +10,8 @@ public enum GNSSSourceStatus: Hashable, Sendable, CustomStringConvertible {
     case connected(String)
     /// Lost it; trying again after `retryIn` seconds.
     case disconnected(reason: String, retryIn: Double)
-    /// No fix for `silentFor` seconds although the connection is up (gpsd says nothing when its device goes away).
+    /// No fix for `silentFor` seconds (the silence watchdog, the same for every source: gpsd says nothing when its
+    /// device goes away, a serial receiver may simply stop talking, a tunnel leaves only no-fix epochs).
     case receiverLost(silentFor: Double)
     /// Fixes arrive again after `receiverLost`.
     case receiverBack
@@ -35,12 +36,18 @@ public enum GNSSSourceStatus: Hashable, Sendable, CustomStringConvertible {
 /// The two streams every source offers: readings and status changes (rare, never dropped). A live source keeps
 /// only the newest reading for a slow consumer (an old fix is worth nothing); a replay keeps every reading (its
 /// input is already in memory, and a replay exists to show every fix).
+///
+/// Every source's feed has the same silence watchdog (``watchSilence(timeout:)``): `receiverLost` when no fix
+/// has been yielded for the timeout, `receiverBack` with the next fix.
 public final class GNSSFeed: Sendable {
     public let readings: AsyncStream<GNSSReading>
     public let statuses: AsyncStream<GNSSSourceStatus>
     private let readingContinuation: AsyncStream<GNSSReading>.Continuation
     private let statusContinuation: AsyncStream<GNSSSourceStatus>.Continuation
     private let lastStatus = Mutex<GNSSSourceStatus?>(nil)
+    private let finished = Mutex(false)
+    /// Monotonic seconds of the last fix (or of the feed's creation), and whether the watchdog has reported it lost.
+    private let silence = Mutex<(lastFix: Double, lost: Bool)>((monotonicSeconds(), false))
 
     public init(keepEveryReading: Bool = false) {
         (readings, readingContinuation) = AsyncStream.makeStream(
@@ -50,6 +57,30 @@ public final class GNSSFeed: Sendable {
 
     public func yield(_ reading: GNSSReading) {
         readingContinuation.yield(reading)
+        guard reading.fix != nil else { return }
+        let wasLost = silence.withLock { state in
+            defer { state = (monotonicSeconds(), false) }
+            return state.lost
+        }
+        if wasLost { report(.receiverBack) }
+    }
+
+    /// Seconds since the last fix (or since the feed was made, before the first), monotonic.
+    public var secondsSinceLastFix: Double { monotonicSeconds() - silence.withLock { $0.lastFix } }
+
+    /// The silence watchdog: checks every `interval` seconds until the task is cancelled or the feed finishes,
+    /// and reports ``GNSSSourceStatus/receiverLost(silentFor:)`` once no fix has arrived for `timeout` seconds.
+    public func watchSilence(timeout: Double, interval: Double = 0.1) async {
+        while !Task.isCancelled, !finished.withLock({ $0 }) {
+            try? await Task.sleep(for: .seconds(interval))
+            let silent: Double? = silence.withLock { state in
+                let silent = monotonicSeconds() - state.lastFix
+                guard !state.lost, silent > timeout else { return nil }
+                state.lost = true
+                return silent
+            }
+            if let silent { report(.receiverLost(silentFor: silent)) }
+        }
     }
 
     /// Publishes a status unless it repeats the previous one.
@@ -62,6 +93,7 @@ public final class GNSSFeed: Sendable {
     }
 
     public func finish() {
+        finished.withLock { $0 = true }
         readingContinuation.finish()
         statusContinuation.finish()
     }

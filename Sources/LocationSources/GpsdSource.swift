@@ -7,25 +7,22 @@ import NMEA
 /// Swift values to the feed; NaN fields become nil; `fix.mode` decides validity (gpsd 3.22 leaves `status` at
 /// 0 even on good fixes).
 ///
-/// When gpsd stops, the source reports it and reconnects with backoff (0.5 s to 8 s). Because gpsd says
-/// nothing when its device disappears, a watchdog reports ``GNSSSourceStatus/receiverLost(silentFor:)`` when
-/// no fix arrives for `watchdogTimeout` seconds.
+/// When gpsd stops, the source reports it and reconnects with backoff (0.5 s to 8 s). gpsd says nothing when its
+/// device disappears: the feed's silence watchdog (``GNSSFeed/watchSilence(timeout:interval:)``, the same for
+/// every source) reports that.
 public final class GpsdSource: Sendable {
     public let host: String
     public let port: String
     /// Watch only this device (gpsd's `?WATCH` `device`, and reports from other devices are dropped), or every
     /// device when nil. The path as gpsd knows it (as given to gpsd).
     public let device: String?
-    /// Seconds without a fix before the receiver is reported lost.
-    public let watchdogTimeout: Double
     public let feed = GNSSFeed()
     private let stopFlag = StopFlag()
 
-    public init(host: String = "127.0.0.1", port: String = "2947", device: String? = nil, watchdogTimeout: Double = 5) {
+    public init(host: String = "127.0.0.1", port: String = "2947", device: String? = nil) {
         self.host = host
         self.port = port
         self.device = device
-        self.watchdogTimeout = watchdogTimeout
     }
 
     /// Parses `HOST:PORT` (port defaults to 2947; `[::1]:2947` for IPv6).
@@ -80,8 +77,6 @@ public final class GpsdSource: Sendable {
     }
 
     private func readLoop(_ connection: OpaquePointer, name: String, backoff: inout Backoff) {
-        var lastFix = monotonicSeconds()
-        var lost = false
         var report = navd_gps_report()
         while !stopFlag.isSet {
             let result = navd_gps_read(connection, 100_000, &report)
@@ -91,21 +86,9 @@ public final class GpsdSource: Sendable {
                 stopFlag.sleep(delay)
                 return
             }
-            let now = monotonicSeconds()
             if result == 1, report.has_fix_data != 0, isSelectedDevice(report), let reading = Self.reading(from: report) {
                 feed.yield(reading)
-                if reading.fix != nil {
-                    lastFix = now
-                    backoff.reset()
-                    if lost {
-                        lost = false
-                        feed.report(.receiverBack)
-                    }
-                }
-            }
-            if !lost, now - lastFix > watchdogTimeout {
-                lost = true
-                feed.report(.receiverLost(silentFor: now - lastFix))
+                if reading.fix != nil { backoff.reset() }
             }
         }
     }

@@ -86,8 +86,10 @@ struct GpsdSourceTests {
         let port = freePort()
         let gpsd = try ExternalProcess("gpsd", ["-N", "-n", "-b", "-S", String(port), "-F", directory.appendingPathComponent("control").path, device])
         defer { gpsd.stop() }
-        let source = GpsdSource(host: "127.0.0.1", port: String(port), watchdogTimeout: 1.0)
+        let source = GpsdSource(host: "127.0.0.1", port: String(port))
         let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        let watchdog = Task { await source.feed.watchSilence(timeout: 1.0) }
+        defer { watchdog.cancel() }
         // Feed the pty at 5 Hz until fixes arrive, then go silent.
         let writer = try PtyWriter(path: feeder)
         let drive = try Fixtures.helsinkiDrive()

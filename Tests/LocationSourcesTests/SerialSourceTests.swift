@@ -59,6 +59,10 @@ struct SerialSourceTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= 10 }, "\(recorder.fixes.count) fixes; \(recorder.statuses)")
+        // 20 lines are 10 RMC+GGA epochs: one fix each, the last one leaving at its GGA.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(recorder.fixes.count == 10)
+        #expect(Set(recorder.fixes.map(\.location.timestamp)).count == recorder.fixes.count, "one fix per epoch")
         // libserialport refuses a pty; the termios backend took over and said why.
         let connected = try #require(recorder.statuses.first { $0.hasPrefix("connected to") })
         #expect(connected.contains("termios ("), "\(connected)")
@@ -68,6 +72,31 @@ struct SerialSourceTests {
         for fix in recorder.fixes {
             #expect(expected.contains(fix), "\(fix.location.timestamp)")
         }
+    }
+
+    /// The silence watchdog every source has: a serial receiver that stops talking is reported lost, and back.
+    @Test func aSilentReceiverIsReportedLostAndBack() async throws {
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        let watchdog = Task { await source.feed.watchSilence(timeout: 1.0) }
+        defer { watchdog.cancel() }
+        source.start()
+        defer { source.stop() }
+        let writer = try PtyWriter(path: pty.feeder)
+        let lines = try Self.driveLines()
+        for line in lines.prefix(10) {
+            writer.write(line)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= 4 }, "\(recorder.statuses)")
+        let silentFrom = Date()
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("receiver lost") } }, "\(recorder.statuses)")
+        let detection = Date().timeIntervalSince(silentFrom)
+        print("serial watchdog: silence reported after \(String(format: "%.2f", detection)) s (timeout 1.0 s)")
+        #expect(detection >= 0.5)
+        for line in lines[10..<20] { writer.write(line) }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("receiver back") } }, "\(recorder.statuses)")
     }
 
     @Test func garbageAndBadChecksumsAreDroppedAndCounted() async throws {

@@ -30,8 +30,11 @@ struct ControllerBehaviourTests {
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $1 == $0 || $1 == $0 + 1 })
         #expect(Set(steps) == [0, 1, 2])
         #expect(drive.navigating.allSatisfy { $0.deviation == .none })
-        let all = route.steps.flatMap(\.spokenInstructions).map(\.utteranceId)
+        // Every prompt once, in order; the arrive step's "You have arrived" is not said again after the approach
+        // step's last prompt said it.
+        let all = route.steps.dropLast().flatMap(\.spokenInstructions).map(\.utteranceId)
         #expect(drive.spokenIDs == all)
+        #expect(drive.guidanceProblems(route: route, maximumHop: 10).isEmpty)
     }
 
     @Test func progressDescribesTheSnappedPosition() throws {

@@ -118,3 +118,47 @@ struct Drive {
         }
     }
 }
+
+extension Drive {
+    /// What a driver would notice is wrong with the guidance of a completed drive, as sentences (empty: nothing).
+    ///
+    /// - Steps move forward only. A step is skipped (advanced past in the same update as the one before it) only
+    ///   when the vehicle drove past its whole length between two fixes: it is shorter than `maximumHop` metres.
+    /// - Prompts are said once each, in route order. A prompt may go unsaid only when saying it would be late or
+    ///   doubled: its step was skipped; a later prompt of the same step fell due on the same fix (`maximumHop`
+    ///   metres or less apart); or it is the arrive step's prompt after the approach step's last prompt, which
+    ///   already announced the arrival.
+    func guidanceProblems(route: Route, maximumHop: Double) -> [String] {
+        var problems: [String] = []
+        let steps = navigating.map(\.stepIndex)
+        var skipped: Set<Int> = []
+        for (a, b) in zip(steps, steps.dropFirst()) {
+            if b < a { problems.append("step went back from \(a) to \(b)") }
+            for step in (a + 1)..<max(a + 1, b) {
+                skipped.insert(step)
+                if route.steps[step].distance > maximumHop {
+                    problems.append("step \(step) (\(Int(route.steps[step].distance)) m) skipped")
+                }
+            }
+        }
+        let all = route.steps.enumerated().flatMap { i, step in step.spokenInstructions.enumerated().map { (i, $0, $1) } }
+        let said = spokenIDs
+        if Set(said).count != said.count { problems.append("a prompt was said twice") }
+        let order = all.map(\.2.utteranceId)
+        let positions = said.compactMap { order.firstIndex(of: $0) }
+        if positions != positions.sorted() { problems.append("prompts out of route order") }
+        let last = route.steps.count - 1
+        let approach = route.steps[last].maneuver.type == .arrive && last > 0 ? last - 1 : last
+        for (step, j, prompt) in all where !said.contains(prompt.utteranceId) {
+            if skipped.contains(step) { continue }
+            let prompts = route.steps[step].spokenInstructions
+            let supersededBy = prompts.dropFirst(j + 1).first { said.contains($0.utteranceId) }
+            if let later = supersededBy, prompt.triggerDistanceBeforeManeuver - later.triggerDistanceBeforeManeuver <= maximumHop { continue }
+            if step == last, step != approach, route.steps[approach].spokenInstructions.last.map({ said.contains($0.utteranceId) }) == true {
+                continue
+            }
+            problems.append("step \(step) prompt \"\(prompt.text)\" (at \(Int(prompt.triggerDistanceBeforeManeuver)) m) never said")
+        }
+        return problems
+    }
+}

@@ -25,14 +25,14 @@ struct TripSimulationTests {
         let states = drive.navigating
         // No deviation of any kind, with or without noise.
         #expect(states.allSatisfy { $0.deviation == .none }, "\(label): \(states.map(\.deviation).filter { $0 != .none }.prefix(3))")
-        // Every step up to the last one is visited, in order, one at a time.
-        let steps = states.map(\.stepIndex)
-        #expect(zip(steps, steps.dropFirst()).allSatisfy { $1 == $0 || $1 == $0 + 1 }, "\(label): steps skipped")
-        let approach = route.steps.last?.maneuver.type == .arrive && route.steps.count > 1 ? route.steps.count - 2 : route.steps.count - 1
-        #expect(Set(steps) == Set(0...approach), "\(label): visited \(Set(steps).sorted())")
-        // Every spoken instruction is reported exactly once, in route order.
-        let expected = route.steps.flatMap(\.spokenInstructions).map(\.utteranceId)
-        #expect(drive.spokenIDs == expected, "\(label): \(Set(expected).subtracting(drive.spokenIDs).count) prompts missed")
+        // Steps in order, none skipped unless driven past between two fixes; each prompt said once, in order,
+        // none lost but those that would be late or doubled. A step may be passed whole between the fix that
+        // confirms the previous maneuver (5 m past it: the default exit) and the next: 5 m per fix + 5 m exit.
+        let problems = drive.guidanceProblems(route: route, maximumHop: 10 + 2 * noise)
+        #expect(problems.isEmpty, "\(label): \(problems.prefix(5))")
+        let steps = drive.navigating.map(\.stepIndex)
+        let last = route.steps.count - 1
+        #expect(steps.last == (route.steps[last].maneuver.type == .arrive && last > 0 ? last - 1 : last), "\(label): did not reach the approach step")
         // Progress is finite, non-negative, and the distance remaining never grows.
         for state in states {
             let p = state.progress
@@ -80,7 +80,7 @@ struct TripSimulationTests {
     /// Leaves a live route onto another real street: the track follows route A to one of its turns, then follows
     /// route B, which the engine plans from just before that turn to a destination elsewhere.
     @Test(arguments: ["valhalla", "osrm"])
-    func leavingOntoAnotherStreetIsCaughtWithinThirtyMetres(engine: String) async throws {
+    func leavingTheRouteIsCaughtSoon(engine: String) async throws {
         let (_, from, to) = Self.liveTrips[1]
         let routeA = try await Self.fetch(engine, from: from, to: to)
         let indexA = RouteIndex(route: routeA)
@@ -93,16 +93,28 @@ struct TripSimulationTests {
         let fixes = LocationSimulator(speed: 10, sampleRate: 1, noise: 0).simulate(along: track)
         var drive = Drive(try NavigationController(route: routeA))
         drive.run(fixes)
-        // Where the track first departs by more than 5 m from the rest of route A (from the leave point on: turning
-        // back along the route is leaving it too), and how far it drove from there to the report.
+        // Where the track first leaves the rest of route A (from the leave point on): more than 5 m from it, or
+        // driving back along it (route B may begin with a U-turn), and how far it drove from there to the report.
         let states = drive.navigating
         let ahead = Array(indexA.points[indexA.segment(atDistance: max(0, turn - 45))...])
         let leaveFix = Int(((turn - 40) / 10).rounded(.down))
-        let departure = try #require(fixes.indices.first { $0 >= leaveFix && distanceFromLine(fixes[$0].coordinate, ahead) > 5 })
+        func drivesAgainstA(_ fix: UserLocation) -> Bool {
+            guard let course = fix.course?.degrees else { return false }
+            let nearest = (0..<indexA.segmentCount).min {
+                Geodesy.closestPoint(on: indexA.points[$0], indexA.points[$0 + 1], to: fix.coordinate).distance
+                    < Geodesy.closestPoint(on: indexA.points[$1], indexA.points[$1 + 1], to: fix.coordinate).distance
+            }!
+            return Geodesy.angleBetween(course, indexA.bearing(ofSegment: nearest)) > 135
+        }
+        let departure = try #require(
+            fixes.indices.first { $0 >= leaveFix && (distanceFromLine(fixes[$0].coordinate, ahead) > 5 || drivesAgainstA(fixes[$0])) })
+        let uTurn = drivesAgainstA(fixes[departure])
         let report = try #require(states.firstIndex { $0.deviation.isOffRoute }, "\(engine): never reported off-route")
-        #expect(report >= departure - 1, "\(engine): off-route before leaving")
+        #expect(report >= departure, "\(engine): off-route before leaving")
         let driven = Double(report - departure + 1) * 10
-        #expect(driven <= 30, "\(engine): reported \(driven) m after leaving")
+        // A wrong turn within 30 m; driving back along the route (a U-turn) within 50 m.
+        print("\(engine): \(uTurn ? "U-turn" : "wrong turn") reported after \(Int(driven)) m")
+        #expect(driven <= (uTurn ? 50 : 30), "\(engine): reported \(driven) m after leaving")
         #expect(states[..<report].allSatisfy { $0.spokenInstruction == nil || !$0.deviation.isOffRoute })
     }
 }

@@ -82,7 +82,7 @@ public struct NavigationController: Sendable {
             visualInstruction: nil, spokenInstruction: nil, annotation: nil, roadName: route.steps[stepIndex].roadName,
             summary: summary, distanceAlong: along, segment: match.segment,
             conditionState: StepAdvanceConditionState(condition(for: stepIndex)), deviationEvidence: DeviationEvidence(),
-            spokenWatermark: -1, nextWaypointIndex: min(1, max(0, route.waypoints.count - 1)))
+            spokenWatermark: -1, nextWaypointIndex: min(1, max(0, route.waypoints.count - 1)), progressAnchor: location.coordinate)
         state.nextWaypointIndex = waypointIndexAfterLegsBefore(stepIndex: stepIndex, current: state.nextWaypointIndex)
         state.remainingWaypoints = route.waypoints[state.nextWaypointIndex...]
         return .navigating(refresh(state, match: match, isOffRoute: false))
@@ -94,11 +94,15 @@ public struct NavigationController: Sendable {
     public func update(_ state: TripState, with location: UserLocation) -> TripState {
         guard case .navigating(let previous) = state else { return state }
         var next = previous
+        next.predicted = false
         let elapsed = max(0, location.timestamp.timeIntervalSince(previous.rawLocation.timestamp))
+        let travelled = Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
+        let isStationary = isStationary(location, anchor: previous.progressAnchor)
 
         // 1. Match in the window.
-        let lookAhead =
-            previous.deviation.isOffRoute ? matcher.maximumLookAhead : matcher.lookAhead(elapsed: elapsed, speed: location.speed?.metersPerSecond)
+        // After a gap the vehicle may have slowed: the window covers the faster of the two speeds.
+        let windowSpeed = max(location.speed?.metersPerSecond ?? matcher.assumedSpeed, previous.rawLocation.speed?.metersPerSecond ?? 0)
+        let lookAhead = previous.deviation.isOffRoute ? matcher.maximumLookAhead : matcher.lookAhead(elapsed: elapsed, speed: windowSpeed)
         let match = matcher.match(
             location, index: index, progress: previous.distanceAlong, segmentHint: previous.segment, lookAhead: lookAhead,
             currentStep: previous.stepIndex)
@@ -112,8 +116,10 @@ public struct NavigationController: Sendable {
             isOffRoute = false
         case .staticThreshold(let threshold):
             next.deviationEvidence = threshold.update(
-                previous.deviationEvidence, location: location, distanceFromRoute: match.distanceFromRoute,
-                distanceToNearestManeuver: nearestManeuver, routeBearing: forwardBearing(at: match))
+                previous.deviationEvidence,
+                DeviationInput(
+                    location: location, distanceFromRoute: match.distanceFromRoute, distanceToNearestManeuver: nearestManeuver,
+                    routeBearing: forwardBearing(at: match), travelled: travelled, isStationary: isStationary))
             isOffRoute = next.deviationEvidence.isOffRoute
         case .custom(let detector):
             isOffRoute = detector.isOffRoute(
@@ -121,46 +127,127 @@ public struct NavigationController: Sendable {
                 previous: previous.deviation)
         }
 
-        // 3. Progress: forward only, on the route, with a fix good enough to place the vehicle.
-        if !isOffRoute, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previous.distanceAlong {
-            next.distanceAlong = match.distanceAlong
-            next.segment = match.segment
+        // 3. Progress: forward only, on the route, with a fix good enough to place the vehicle, and not while the
+        // vehicle stands still (jitter along the road would creep it past a corner the car is waiting at).
+        if !isStationary {
+            next.progressAnchor = location.coordinate
+            if !isOffRoute, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previous.distanceAlong {
+                next.distanceAlong = match.distanceAlong
+                next.segment = match.segment
+            }
+            next.summary.distanceTravelled += travelled
         }
-        next.summary.distanceTravelled += Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
         next.summary.snappedDistanceTravelled += next.distanceAlong - previous.distanceAlong
         next.summary.endedAt = location.timestamp
         next.rawLocation = location
 
-        // 4. Step advance, or arrival on the last step.
+        // 4. Step advance, or arrival on the last step; none while standing still.
         let matchedStep = index.segmentStep.isEmpty ? 0 : index.segmentStep[match.segment]
-        let context = StepAdvanceContext(
-            location: location, distanceToEndOfStep: index.stepEnd[next.stepIndex] - next.distanceAlong,
-            distanceFromCurrentStep: match.distanceFromCurrentStep,
-            distanceFromManeuver: Geodesy.distance(location.coordinate, index.coordinate(atDistance: index.stepEnd[next.stepIndex])),
-            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == next.stepIndex + 1, isOnRoute: !isOffRoute,
-            isFinalStep: next.stepIndex >= approachStepIndex)
-        let (advance, conditionState) = condition(for: next.stepIndex).evaluate(context, state: next.conditionState)
-        next.conditionState = conditionState
-        if advance {
-            if next.stepIndex >= approachStepIndex {
-                let prompts = route.steps[next.stepIndex].spokenInstructions
-                guard !isOffRoute, next.spokenWatermark + 1 < prompts.count else {
-                    return .complete(completion(next, location: location))
+        if !isStationary {
+            let (advance, conditionState) = condition(for: next.stepIndex).evaluate(
+                context(next, location: location, match: match, matchedStep: matchedStep, isOnRoute: !isOffRoute),
+                state: next.conditionState)
+            next.conditionState = conditionState
+            if advance {
+                if next.stepIndex >= approachStepIndex {
+                    return arrival(next, match: match, location: location, isOffRoute: isOffRoute)
                 }
-                // Arrival is decided, but the route still has a prompt for this last stretch (e.g. "In 40 feet,
-                // you have arrived"): report it now and arrive on the next fix, so it is neither lost nor stalls
-                // the arrival when the vehicle stops short of its trigger.
-                var last = refresh(next, match: match, isOffRoute: isOffRoute)
-                if last.spokenInstruction == nil {
-                    last.spokenWatermark += 1
-                    last.spokenInstruction = prompts[last.spokenWatermark]
+                next = advanced(next)
+                // Catch-up: after a gap or with sparse fixes the vehicle may be past several maneuvers; every step
+                // it is already past is advanced now, so the banner is right at once and passed prompts stay unsaid.
+                while !isOffRoute, next.stepIndex < approachStepIndex, matchedStep > next.stepIndex,
+                    index.stepEnd[next.stepIndex] <= next.distanceAlong
+                {
+                    next = advanced(next)
                 }
-                return .navigating(last)
             }
-            next = advanced(next)
         }
         return .navigating(refresh(next, match: match, isOffRoute: isOffRoute))
     }
+
+    /// What the step-advance condition sees for `state` and this fix.
+    private func context(_ state: NavigatingState, location: UserLocation, match: RouteMatch, matchedStep: Int, isOnRoute: Bool) -> StepAdvanceContext {
+        StepAdvanceContext(
+            location: location, distanceToEndOfStep: index.stepEnd[state.stepIndex] - state.distanceAlong,
+            distanceFromCurrentStep: match.distanceFromCurrentStep,
+            distanceFromManeuver: Geodesy.distance(location.coordinate, index.coordinate(atDistance: index.stepEnd[state.stepIndex])),
+            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == state.stepIndex + 1, isOnRoute: isOnRoute,
+            isFinalStep: state.stepIndex >= approachStepIndex)
+    }
+
+    /// Arrival decided on the last step.
+    private func arrival(_ state: NavigatingState, match: RouteMatch, location: UserLocation, isOffRoute: Bool) -> TripState {
+        let prompts = route.steps[state.stepIndex].spokenInstructions
+        guard !isOffRoute, state.spokenWatermark + 1 < prompts.count else {
+            return .complete(completion(state, location: location))
+        }
+        // Arrival is decided, but the route still has a prompt for this last stretch (e.g. "In 40 feet, you have
+        // arrived"): report it now and arrive on the next fix, so it is neither lost nor stalls the arrival when
+        // the vehicle stops short of its trigger.
+        var last = refresh(state, match: match, isOffRoute: isOffRoute)
+        if last.spokenInstruction == nil {
+            last.spokenWatermark += 1
+            last.spokenInstruction = prompts[last.spokenWatermark]
+        }
+        return .navigating(last)
+    }
+
+    /// Below this ground speed (metres per second) a vehicle whose fix stays within its accuracy of where it
+    /// stopped is standing still: 0.8 m/s is a slow walk, above Doppler speed noise (0.1-0.3 m/s) and below any
+    /// vehicle that is actually pulling away.
+    public var standstillSpeed: Double = 0.8
+    /// The smallest radius, metres, within which a stopped vehicle's fixes wander (even with a receiver claiming
+    /// better accuracy).
+    public var standstillRadius: Double = 3
+
+    /// True when the vehicle stands still: its speed (when reported) is below ``standstillSpeed`` and the fix is
+    /// within its accuracy of where the vehicle last moved.
+    public func isStationary(_ location: UserLocation, anchor: GeographicCoordinate?) -> Bool {
+        guard let anchor else { return false }
+        if let speed = location.speed?.metersPerSecond, speed >= standstillSpeed { return false }
+        return Geodesy.distance(anchor, location.coordinate) <= max(standstillRadius, location.horizontalAccuracy)
+    }
+
+    // MARK: - Prediction
+
+    /// Dead reckoning through a GNSS outage: the trip as it will stand at `time` if the vehicle keeps driving
+    /// along the route at `speed` metres per second from `state` (the last state made from a real fix).
+    ///
+    /// Progress moves along the route, steps whose maneuver is passed by `PredictionLimits.stepExit` advance, and
+    /// prompts that fall due are reported; deviation is not decided (the state keeps the last real one), the trip
+    /// never arrives on a prediction, and nothing is added to the distance travelled. The result is marked
+    /// ``NavigatingState/predicted``; the next real fix is applied to `state`, not to the prediction, with a
+    /// window that covers the predicted distance.
+    public func predicted(from state: NavigatingState, at time: Date, speed: Double) -> NavigatingState {
+        var next = state
+        let elapsed = max(0, time.timeIntervalSince(state.rawLocation.timestamp))
+        let end = index.stepEnd[approachStepIndex]
+        let along = min(end, state.distanceAlong + max(0, speed) * elapsed)
+        next.distanceAlong = max(state.distanceAlong, along)
+        next.segment = index.segment(atDistance: next.distanceAlong)
+        while next.stepIndex < approachStepIndex, index.stepEnd[next.stepIndex] + Self.predictionStepExit <= next.distanceAlong {
+            next = advanced(next)
+        }
+        let coordinate = index.coordinate(atDistance: next.distanceAlong)
+        var location = state.rawLocation
+        location.coordinate = coordinate
+        location.timestamp = time
+        // The prediction's error grows with the distance driven blind: 10% of it, over the last real accuracy.
+        location.horizontalAccuracy = state.rawLocation.horizontalAccuracy + 0.1 * (next.distanceAlong - state.distanceAlong)
+        location.speed = Speed(metersPerSecond: speed)
+        if index.segmentCount > 0 { location.course = CourseOverGround(degrees: index.bearing(ofSegment: next.segment)) }
+        next.rawLocation = location
+        next.predicted = true
+        let match = RouteMatch(
+            segment: next.segment, distanceAlong: next.distanceAlong, coordinate: coordinate, distanceFromRoute: 0, distanceFromCurrentStep: 0)
+        var refreshed = refresh(next, match: match, isOffRoute: state.deviation.isOffRoute)
+        refreshed.deviation = state.deviation
+        return refreshed
+    }
+
+    /// Metres past a maneuver before a prediction moves on to the next step (a real fix uses the step-advance
+    /// condition's exit distance; 5 m is the default's).
+    static let predictionStepExit = 5.0
 
     /// Moves to the next step on request (the `manual` condition, or a driver's "next" button).
     public func advanceManually(_ state: TripState) -> TripState {
@@ -301,7 +388,11 @@ public struct NavigationController: Sendable {
         var summary = state.summary
         summary.endedAt = location.timestamp
         let arrivalStep = route.steps[route.steps.count - 1]
-        let arrivalPrompt = approachStepIndex < route.steps.count - 1 ? arrivalStep.spokenInstructions.first : nil
+        // The approach step's prompts announce the arrival (its maneuver is the destination); when its last one has
+        // been said, saying the arrive step's prompt as well would announce the destination twice.
+        let approachPrompts = route.steps[approachStepIndex].spokenInstructions
+        let alreadyAnnounced = state.stepIndex == approachStepIndex && !approachPrompts.isEmpty && state.spokenWatermark >= approachPrompts.count - 1
+        let arrivalPrompt = approachStepIndex < route.steps.count - 1 && !alreadyAnnounced ? arrivalStep.spokenInstructions.first : nil
         return TripCompletion(summary: summary, location: location, spokenInstruction: arrivalPrompt)
     }
 }

@@ -113,7 +113,8 @@ extension WaypointAdvanceMode: Codable {
 extension StaticThresholdDeviation: Codable {
     enum CodingKeys: String, CodingKey {
         case minimumHorizontalAccuracy, enterDistance, maneuverEnterDistance, maneuverZone, headingMismatch, minimumSpeedForHeading
-        case exitDistance, requiredConsecutiveFixes, minimumDistanceMovingAway
+        case exitDistance, requiredConsecutiveFixes, minimumDistanceMovingAway, requiredDuration, accuracyMultiplier, wrongWayAngle
+        case wrongWayDistance
     }
 
     /// Missing keys keep their defaults.
@@ -129,7 +130,11 @@ extension StaticThresholdDeviation: Codable {
             minimumSpeedForHeading: try c.decodeIfPresent(Double.self, forKey: .minimumSpeedForHeading) ?? d.minimumSpeedForHeading,
             exitDistance: try c.decodeIfPresent(Double.self, forKey: .exitDistance) ?? d.exitDistance,
             requiredConsecutiveFixes: try c.decodeIfPresent(Int.self, forKey: .requiredConsecutiveFixes) ?? d.requiredConsecutiveFixes,
-            minimumDistanceMovingAway: try c.decodeIfPresent(Double.self, forKey: .minimumDistanceMovingAway) ?? d.minimumDistanceMovingAway)
+            minimumDistanceMovingAway: try c.decodeIfPresent(Double.self, forKey: .minimumDistanceMovingAway) ?? d.minimumDistanceMovingAway,
+            requiredDuration: try c.decodeIfPresent(Double.self, forKey: .requiredDuration) ?? d.requiredDuration,
+            accuracyMultiplier: try c.decodeIfPresent(Double.self, forKey: .accuracyMultiplier) ?? d.accuracyMultiplier,
+            wrongWayAngle: try c.decodeIfPresent(Double.self, forKey: .wrongWayAngle) ?? d.wrongWayAngle,
+            wrongWayDistance: try c.decodeIfPresent(Double.self, forKey: .wrongWayDistance) ?? d.wrongWayDistance)
         guard exitDistance < min(enterDistance, maneuverEnterDistance) else {
             throw DecodingError.dataCorrupted(
                 .init(
@@ -149,6 +154,10 @@ extension StaticThresholdDeviation: Codable {
         try c.encode(exitDistance, forKey: .exitDistance)
         try c.encode(requiredConsecutiveFixes, forKey: .requiredConsecutiveFixes)
         try c.encode(minimumDistanceMovingAway, forKey: .minimumDistanceMovingAway)
+        try c.encode(requiredDuration, forKey: .requiredDuration)
+        try c.encode(accuracyMultiplier, forKey: .accuracyMultiplier)
+        try c.encode(wrongWayAngle, forKey: .wrongWayAngle)
+        try c.encode(wrongWayDistance, forKey: .wrongWayDistance)
     }
 }
 

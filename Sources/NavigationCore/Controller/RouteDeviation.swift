@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the vehicle is relative to the route, as reported in every navigating state.
 public enum RouteDeviation: Hashable, Sendable {
     /// On the current step.
@@ -36,25 +38,35 @@ public protocol RouteDeviationDetector: Sendable {
         -> Bool
 }
 
-/// Off-route detection that does not flap on GNSS jitter, yet catches a wrong turn within about 30 m:
+/// Off-route detection that does not flap on GNSS jitter or city error, yet catches a wrong turn within about 30 m
+/// and a U-turn within `wrongWayDistance`:
 ///
 /// - **Enter thresholds** (metres from the route): `enterDistance` in general; the tighter
 ///   `maneuverEnterDistance` within `maneuverZone` of a maneuver (where wrong turns happen) and whenever the
 ///   vehicle's course disagrees with the route's direction by at least `headingMismatch` degrees at
 ///   `minimumSpeedForHeading` or more (it is driving somewhere else, not drifting in GNSS noise).
-/// - **Exit threshold**: once off the route, the vehicle is back on it only within `exitDistance`, which lies
-///   below every enter threshold, so a position near a threshold cannot flap.
-/// - **Evidence**: beyond the enter threshold, off-route is reported after `requiredConsecutiveFixes` fixes in a
-///   row, or at once when the course disagrees with the route and the distance from the route has grown on at
-///   least two fixes in a row by `minimumDistanceMovingAway` metres in all (the vehicle is driving away; GNSS
-///   jitter moves the position but not the course, so it never takes this path).
+/// - **Scaled by the fix's accuracy**: no enter threshold is below `accuracyMultiplier` × the fix's 68% radius
+///   (2.5 × r68 is the radius of about 99.9% of honest error), and the exit threshold is never below the radius
+///   itself: a receiver that honestly says "15 m" is not called off the route for being 25 m from it.
+/// - **Exit threshold**: once off the route, the vehicle is back on it only within `exitDistance` and not driving
+///   against the route, so a position near a threshold cannot flap.
+/// - **Evidence counts epochs and time, not updates**: beyond the enter threshold, off-route is reported after
+///   `requiredConsecutiveFixes` fixes with distinct times spanning at least `requiredDuration` seconds (3 fixes
+///   at 1 Hz, 21 at 10 Hz); a fix whose time is not after the last one's is no evidence, and neither is a fix
+///   taken while the vehicle stands still (jitter). At once when the course disagrees with the route and the
+///   distance from the route has grown on at least two fixes in a row by `minimumDistanceMovingAway` metres in
+///   all (the vehicle is driving away; GNSS jitter moves the position but not the course).
+/// - **Wrong way**: driving against the route's direction (course at least `wrongWayAngle` degrees from it, at
+///   `minimumSpeedForHeading` or more) for `wrongWayDistance` metres is off the route even on the route's own
+///   street (a U-turn on a two-way street).
 /// - **Accuracy gate**: a fix whose 68% accuracy radius is worse than `minimumHorizontalAccuracy` changes
 ///   nothing: it neither raises nor clears a deviation, and it is not evidence.
 ///
 /// Defaults: enter 50 m (MapLibre's and Mapbox's off-route radius); 20 m near maneuvers (Mapbox uses 25 m near
-/// intersections) and on a heading mismatch of 45° at 4 m/s or more; maneuver zone 40 m; exit 15 m; 3 fixes;
-/// 15 m moving away; accuracy 25 m (a 95% radius of about 40 m: worse fixes are not trusted to place the vehicle
-/// on one street rather than the next).
+/// intersections) and on a heading mismatch of 45° at 4 m/s or more; maneuver zone 40 m; exit 15 m; 3 fixes over
+/// 2 s; 15 m moving away; accuracy multiplier 2.5; wrong way 135° for 30 m (a U-turn and half a block); accuracy
+/// 25 m (a 95% radius of about 40 m: worse fixes are not trusted to place the vehicle on one street rather than
+/// the next).
 public struct StaticThresholdDeviation: Hashable, Sendable {
     public var minimumHorizontalAccuracy: Double
     public var enterDistance: Double
@@ -65,11 +77,20 @@ public struct StaticThresholdDeviation: Hashable, Sendable {
     public var exitDistance: Double
     public var requiredConsecutiveFixes: Int
     public var minimumDistanceMovingAway: Double
+    /// Seconds the evidence fixes must span.
+    public var requiredDuration: Double
+    /// Enter thresholds are at least this many times the fix's 68% radius.
+    public var accuracyMultiplier: Double
+    /// Degrees between course and route beyond which the vehicle drives against the route.
+    public var wrongWayAngle: Double
+    /// Metres driven against the route before it is off the route.
+    public var wrongWayDistance: Double
 
     public init(
         minimumHorizontalAccuracy: Double = 25, enterDistance: Double = 50, maneuverEnterDistance: Double = 20,
         maneuverZone: Double = 40, headingMismatch: Double = 45, minimumSpeedForHeading: Double = 4, exitDistance: Double = 15,
-        requiredConsecutiveFixes: Int = 3, minimumDistanceMovingAway: Double = 15
+        requiredConsecutiveFixes: Int = 3, minimumDistanceMovingAway: Double = 15, requiredDuration: Double = 2,
+        accuracyMultiplier: Double = 2.5, wrongWayAngle: Double = 135, wrongWayDistance: Double = 30
     ) {
         self.minimumHorizontalAccuracy = minimumHorizontalAccuracy
         self.enterDistance = enterDistance
@@ -80,36 +101,70 @@ public struct StaticThresholdDeviation: Hashable, Sendable {
         self.exitDistance = exitDistance
         self.requiredConsecutiveFixes = requiredConsecutiveFixes
         self.minimumDistanceMovingAway = minimumDistanceMovingAway
+        self.requiredDuration = requiredDuration
+        self.accuracyMultiplier = accuracyMultiplier
+        self.wrongWayAngle = wrongWayAngle
+        self.wrongWayDistance = wrongWayDistance
     }
 }
 
 /// Evidence kept between fixes by ``StaticThresholdDeviation``.
 public struct DeviationEvidence: Hashable, Sendable {
-    /// Consecutive accurate fixes beyond the enter threshold.
+    /// Consecutive accurate epochs beyond the enter threshold.
     public var consecutiveFixes: Int = 0
+    /// Time of the first of them.
+    public var firstEvidenceTime: Date?
+    /// Time of the last fix that counted (a fix not after it is no new evidence).
+    public var lastTime: Date?
     /// Distance from the route where the current run of growing distances began, metres.
     public var growthStart: Double?
     /// Distance from the route at the previous accurate fix, metres.
     public var lastDistance: Double?
     /// Fixes in the current run of growing distances.
     public var growingFixes: Int = 0
+    /// Metres driven against the route's direction in a row.
+    public var wrongWayDistance: Double = 0
     public var isOffRoute: Bool = false
 
     public init() {}
 }
 
+/// What the deviation tracker sees of one fix.
+public struct DeviationInput: Sendable {
+    public var location: UserLocation
+    /// Metres from the fix to the route.
+    public var distanceFromRoute: Double
+    /// Metres along the route to the closest maneuver (behind or ahead).
+    public var distanceToNearestManeuver: Double
+    /// Direction of the route where the fix matches, degrees.
+    public var routeBearing: Double?
+    /// Metres between the previous fix and this one.
+    public var travelled: Double
+    /// True when the vehicle stands still (see ``NavigationController/standstillSpeed``).
+    public var isStationary: Bool
+
+    public init(
+        location: UserLocation, distanceFromRoute: Double, distanceToNearestManeuver: Double, routeBearing: Double?, travelled: Double = 0,
+        isStationary: Bool = false
+    ) {
+        self.location = location
+        self.distanceFromRoute = distanceFromRoute
+        self.distanceToNearestManeuver = distanceToNearestManeuver
+        self.routeBearing = routeBearing
+        self.travelled = travelled
+        self.isStationary = isStationary
+    }
+}
+
 extension StaticThresholdDeviation {
     /// Updates the evidence with one fix and says whether the vehicle is off the route.
-    /// - Parameters:
-    ///   - distanceFromRoute: metres from the fix to the route.
-    ///   - distanceToNearestManeuver: metres along the route to the closest maneuver (behind or ahead).
-    ///   - routeBearing: direction of the route where the fix matches, degrees.
-    public func update(
-        _ evidence: DeviationEvidence, location: UserLocation, distanceFromRoute: Double, distanceToNearestManeuver: Double,
-        routeBearing: Double?
-    ) -> DeviationEvidence {
+    public func update(_ evidence: DeviationEvidence, _ input: DeviationInput) -> DeviationEvidence {
+        let location = input.location
+        let distanceFromRoute = input.distanceFromRoute
         guard location.horizontalAccuracy <= minimumHorizontalAccuracy else { return evidence }
+        if let last = evidence.lastTime, location.timestamp <= last { return evidence }
         var next = evidence
+        next.lastTime = location.timestamp
         next.lastDistance = distanceFromRoute
         if let last = evidence.lastDistance, distanceFromRoute > last {
             next.growthStart = evidence.growthStart ?? last
@@ -118,30 +173,46 @@ extension StaticThresholdDeviation {
             next.growthStart = distanceFromRoute
             next.growingFixes = 0
         }
+        var angle: Double?
+        if let course = location.course?.degrees, let routeBearing = input.routeBearing,
+            (location.speed?.metersPerSecond ?? 0) >= minimumSpeedForHeading
+        {
+            angle = Geodesy.angleBetween(course, routeBearing)
+        }
+        let wrongWay = (angle ?? 0) >= wrongWayAngle
+        next.wrongWayDistance = wrongWay ? evidence.wrongWayDistance + input.travelled : 0
         if evidence.isOffRoute {
-            if distanceFromRoute <= exitDistance {
+            if distanceFromRoute <= max(exitDistance, location.horizontalAccuracy), !wrongWay {
                 next.isOffRoute = false
                 next.consecutiveFixes = 0
+                next.firstEvidenceTime = nil
             }
             return next
         }
-        var threshold = enterDistance
-        if distanceToNearestManeuver <= maneuverZone { threshold = min(threshold, maneuverEnterDistance) }
-        var headingDisagrees = false
-        if let course = location.course?.degrees, let routeBearing, (location.speed?.metersPerSecond ?? 0) >= minimumSpeedForHeading,
-            Geodesy.angleBetween(course, routeBearing) >= headingMismatch
-        {
-            headingDisagrees = true
-            threshold = min(threshold, maneuverEnterDistance)
-        }
-        guard distanceFromRoute > threshold else {
-            next.consecutiveFixes = 0
+        if next.wrongWayDistance >= wrongWayDistance {
+            next.isOffRoute = true
             return next
         }
+        let scaled = accuracyMultiplier * location.horizontalAccuracy
+        var threshold = max(enterDistance, scaled)
+        let tight = max(maneuverEnterDistance, scaled)
+        if input.distanceToNearestManeuver <= maneuverZone { threshold = min(threshold, tight) }
+        let headingDisagrees = (angle ?? 0) >= headingMismatch
+        if headingDisagrees { threshold = min(threshold, tight) }
+        guard distanceFromRoute > threshold else {
+            next.consecutiveFixes = 0
+            next.firstEvidenceTime = nil
+            return next
+        }
+        // Jitter while standing still is no evidence of having left.
+        guard !input.isStationary else { return next }
         next.consecutiveFixes += 1
+        let firstTime = next.firstEvidenceTime ?? location.timestamp
+        next.firstEvidenceTime = firstTime
         let growth = distanceFromRoute - (next.growthStart ?? distanceFromRoute)
         let drivingAway = headingDisagrees && next.growingFixes >= 2 && growth >= minimumDistanceMovingAway
-        if next.consecutiveFixes >= requiredConsecutiveFixes || drivingAway { next.isOffRoute = true }
+        let enough = next.consecutiveFixes >= requiredConsecutiveFixes && location.timestamp.timeIntervalSince(firstTime) >= requiredDuration - 0.001
+        if enough || drivingAway { next.isOffRoute = true }
         return next
     }
 }

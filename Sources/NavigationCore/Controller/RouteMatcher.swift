@@ -52,7 +52,7 @@ public struct RouteMatcher: Sendable {
         var best: RouteMatch?
         var bestCost = Double.infinity
         var currentStepDistance = Double.infinity
-        let course = (location.speed?.metersPerSecond ?? 0) > 2 ? location.course?.degrees : nil
+        let course = (location.speed?.metersPerSecond ?? 0) >= UserLocation.minimumSpeedForCourse ? location.course?.degrees : nil
         var segment = first
         while segment < index.segmentCount, index.cumulativeDistance[segment] <= to {
             defer { segment += 1 }

@@ -62,6 +62,8 @@ public struct NavigatingState: Sendable {
     /// Name of the road of the current step.
     public var roadName: String?
     public var summary: TripSummary
+    /// True when this state was predicted along the route during a GNSS outage rather than made from a fix.
+    public var predicted = false
 
     // Memory between fixes.
     /// Metres along the route of the snapped position; never decreases.
@@ -74,6 +76,8 @@ public struct NavigatingState: Sendable {
     var spokenWatermark: Int
     /// Index in ``Route/waypoints`` of the next waypoint to reach.
     var nextWaypointIndex: Int
+    /// Where the vehicle last moved: a fix within its accuracy of here, at walking speed or below, is standing still.
+    var progressAnchor: GeographicCoordinate?
 }
 
 /// How a trip ended.

@@ -41,6 +41,8 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     public var congestion: String?
     /// Metres between raw fixes since the start; on `complete`, the trip's total.
     public var distanceTravelled: Double?
+    /// Present (true) only when the state was predicted along the route during a GNSS outage.
+    public var predicted: Bool?
 
     public init(_ tripState: TripState, time: Date) {
         self.time = ISO8601Timestamp.format(time)
@@ -74,6 +76,7 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
             if case .limit(let value, let unit)? = s.annotation?.maxSpeed { speedLimit = SpeedLimit(value: value, unit: unit.rawValue) }
             congestion = s.annotation?.congestion
             distanceTravelled = Self.rounded(s.summary.distanceTravelled)
+            predicted = s.predicted ? true : nil
         }
     }
 

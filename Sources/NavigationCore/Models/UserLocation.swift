@@ -65,6 +65,18 @@ public struct UserLocation: Hashable, Sendable {
     public static func accuracy68(fromConfidence95 value: Double) -> Double {
         value * confidence95To68Ratio
     }
+    /// Ground speed, metres per second, below which a receiver's course means nothing (it is the direction of the
+    /// position noise, or the course held from before the vehicle stopped): 3 m/s, about 11 km/h. Below it the
+    /// course is not used to match, to tell a wrong way, to shape a route request, or to place the reroute origin.
+    public static let minimumSpeedForCourse = 3.0
+
+    /// This fix without its course unless the vehicle moves at ``minimumSpeedForCourse`` or faster.
+    public func withCourseOnlyWhenMoving() -> UserLocation {
+        guard course != nil, (speed?.metersPerSecond ?? 0) < Self.minimumSpeedForCourse else { return self }
+        var location = self
+        location.course = nil
+        return location
+    }
 }
 
 extension UserLocation: Codable {

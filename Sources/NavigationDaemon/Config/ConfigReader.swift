@@ -33,7 +33,7 @@ struct ConfigReader {
     private mutating func readGNSS(_ value: JSONValue?, into gnss: inout NavdConfig.GNSS) {
         guard let table = section(value, "gnss") else { return }
         reportUnknown(
-            table, known: ["source", "gpsd", "device", "serial", "baud", "replay", "replay_speed", "watchdog_timeout", "degraded_accuracy", "simulate"],
+            table, known: ["source", "gpsd", "device", "serial", "baud", "replay", "replay_speed", "watchdog_timeout", "dead_reckoning", "degraded_accuracy", "simulate"],
             prefix: "gnss.")
         choice(table, "source", section: "gnss", into: &gnss.source)
         string(table, "gpsd", section: "gnss", into: &gnss.gpsd)
@@ -43,6 +43,7 @@ struct ConfigReader {
         string(table, "replay", section: "gnss", into: &gnss.replay)
         number(table, "replay_speed", section: "gnss", range: 0.01...10_000, into: &gnss.replaySpeed)
         number(table, "watchdog_timeout", section: "gnss", range: 0.5...3600, into: &gnss.watchdogTimeout)
+        number(table, "dead_reckoning", section: "gnss", range: 0...600, into: &gnss.deadReckoning)
         number(table, "degraded_accuracy", section: "gnss", range: 1...10_000, into: &gnss.degradedAccuracy)
         if gnss.source == .gpsd, GpsdSource.address(gnss.gpsd) == nil {
             fail("gnss.gpsd", "'\(gnss.gpsd)' is not HOST:PORT")

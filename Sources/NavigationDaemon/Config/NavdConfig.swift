@@ -29,8 +29,10 @@ public struct NavdConfig: Sendable {
         public var replay = ""
         /// For replay: 1 is real time, 10 is ten times faster.
         public var replaySpeed = 1.0
-        /// Seconds without a fix before the receiver is reported lost.
+        /// Seconds without a reading from the source (any source) before GNSS is reported `lost`.
         public var watchdogTimeout = 5.0
+        /// Seconds of a GNSS outage during which progress is predicted along the route (0: never).
+        public var deadReckoning = 60.0
         /// A fix whose 68% accuracy radius is worse than this (metres) makes GNSS `degraded`.
         public var degradedAccuracy = 25.0
         /// For simulate: where the simulated vehicle waits before the first route.

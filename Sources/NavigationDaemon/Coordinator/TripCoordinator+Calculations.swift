@@ -34,7 +34,7 @@ extension TripCoordinator {
     private mutating func requestRoute(session: Int, origin: UserLocation) {
         guard let calculation = calculations[session] else { return }
         let engineOptions = (try? EngineRequestOptions.options(for: calculation.options, engine: settings.engine, profile: settings.profile)) ?? [:]
-        let query = RouteQuery(origin: origin, waypoints: calculation.requested, options: engineOptions)
+        let query = RouteQuery(origin: origin.withCourseOnlyWhenMoving(), waypoints: calculation.requested, options: engineOptions)
         effects.append(.startCalculation(session: session, request: .route(query)))
     }
 
@@ -46,8 +46,9 @@ extension TripCoordinator {
         }
     }
 
-    /// Periodic work: a navigate waiting too long for the first fix fails.
+    /// Periodic work: dead reckoning through an outage; a navigate waiting too long for the first fix fails.
     public mutating func tick(now: Date) {
+        predictThroughOutage(now: now)
         for session in calculations.keys.sorted() {
             guard let calculation = calculations[session], calculation.waitingForFix,
                 now.timeIntervalSince(calculation.startedAt) >= settings.reroute.firstFixTimeout

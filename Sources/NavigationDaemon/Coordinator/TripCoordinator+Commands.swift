@@ -9,7 +9,16 @@ extension TripCoordinator {
         _ = try EngineRequestOptions.options(for: command.options, engine: settings.engine, profile: settings.profile)
         let session = startCalculation(
             purpose: .initial, waypoints: command.waypoints, options: command.options, origin: lastFix?.location, now: now)
-        return ["session": .number(Double(session)), "waitingForFix": .bool(lastFix == nil)]
+        var reply: [String: JSONValue] = ["session": .number(Double(session)), "waitingForFix": .bool(lastFix == nil)]
+        if let fixAt = lastFixAt {
+            // Routing from an old position is allowed (the vehicle may not have moved) but never silent.
+            let age = now.timeIntervalSince(fixAt)
+            let stale = age > settings.watchdogTimeout
+            reply["originAge"] = .number((age * 10).rounded() / 10)
+            reply["originStale"] = .bool(stale)
+            if stale { log(.warning, "navigate: routing from a position \(Int(age)) s old (GNSS \(gnssHealth.status.rawValue): \(gnssHealth.detail))") }
+        }
+        return reply
     }
 
     /// `snap_route`: map-match a track and navigate the result.
@@ -68,11 +77,21 @@ extension TripCoordinator {
     }
 
     /// The full snapshot for `status` and `hello`.
-    public func snapshot() -> [String: JSONValue] {
+    /// `now`: the wall clock, for the age of the last fix.
+    public func snapshot(now: Date? = nil) -> [String: JSONValue] {
+        var gnss: [String: JSONValue] = [
+            "status": .string(gnssHealth.status.rawValue), "detail": .string(gnssHealth.detail),
+            "rejectedFixes": [
+                "backwardsInTime": .number(Double(fixGate.rejections.backwardsInTime)),
+                "repeatedTime": .number(Double(fixGate.rejections.repeatedTime)),
+                "impossibleSpeed": .number(Double(fixGate.rejections.impossibleSpeed)),
+            ],
+        ]
+        if let now, let fixAt = lastFixAt { gnss["lastFixAge"] = .number((now.timeIntervalSince(fixAt) * 10).rounded() / 10) }
         var object: [String: JSONValue] = [
             "phase": .string(phase),
             "routeId": trip.map { .string($0.routeId) } ?? .null,
-            "gnss": ["status": .string(gnssHealth.status.rawValue), "detail": .string(gnssHealth.detail)],
+            "gnss": .object(gnss),
             "calculations": .array(calculations.values.sorted { $0.session < $1.session }.map { calculation in
                 [
                     "session": .number(Double(calculation.session)), "purpose": .string(calculation.purpose.rawValue),

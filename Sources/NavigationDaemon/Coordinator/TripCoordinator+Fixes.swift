@@ -4,11 +4,32 @@ import NavigationCore
 import NavigationProtocol
 
 extension TripCoordinator {
-    /// A reading from the GNSS source. `now` is the wall clock (journal timing); trip logic uses the fix's time.
+    /// A reading from the GNSS source. `now` is the wall clock (watchdog, journal timing); trip logic uses the
+    /// fix's time. A fix the plausibility gate rejects is counted and moves nothing.
     public mutating func handle(_ reading: GNSSReading, now: Date) {
+        guard let fix = reading.fix else {
+            updateHealth(GNSSHealth.of(reading, degradedAccuracy: settings.degradedAccuracy))
+            return
+        }
+        switch fixGate.check(fix.location) {
+        case .rejected(let reason):
+            let total = fixGate.rejections.total
+            // The first rejection of each kind, then every power of ten: a stuck receiver does not flood the log.
+            if total == 1 || [10, 100, 1000, 10_000].contains(total) || lastRejection != reason {
+                log(.notice, "gnss: rejected the fix at \(ISO8601Timestamp.format(fix.location.timestamp)): \(reason.explanation) (\(total) rejected so far)")
+            }
+            lastRejection = reason
+            return
+        case .acceptedAfterJump(let distance):
+            log(.warning, "gnss: the receiver jumped \(Int(distance)) m and stayed there for \(fixGate.confirmationsForJump) fixes; accepted as the new position")
+        case .accepted:
+            break
+        }
+        lastRejection = nil
         updateHealth(GNSSHealth.of(reading, degradedAccuracy: settings.degradedAccuracy))
-        guard let fix = reading.fix else { return }
         lastFix = fix
+        lastFixAt = now
+        predicted = nil
         startCalculationsWaitingForFix(fix)
         if let stale = trip, let age = staleJournalAge(stale.resumeFrom, firstFix: fix) {
             // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
@@ -32,6 +53,40 @@ extension TripCoordinator {
             next = current.controller.update(previous, with: fix.location)
         }
         apply(next, previous: previous, fix: fix, now: now)
+    }
+
+    /// During an outage, progress predicted along the route at the last trustworthy speed, published as
+    /// `trip_state` with `predicted: true` (and the prompts that fall due) on each tick from ``predictionDelay``
+    /// seconds without a fix until `gnss.dead_reckoning` seconds.
+    mutating func predictThroughOutage(now: Date) {
+        guard settings.deadReckoning > 0, let current = trip, current.resumeFrom == nil, let real = current.state.navigating,
+            !real.deviation.isOffRoute, let fix = lastFix, let fixAt = lastFixAt
+        else { return }
+        let gap = now.timeIntervalSince(fixAt)
+        guard gap >= Self.predictionDelay, gap <= settings.deadReckoning else { return }
+        let speed = trustworthySpeed(fix.location)
+        guard speed > 0 else { return }
+        let time = fix.location.timestamp.addingTimeInterval(gap)
+        let state = current.controller.predicted(from: real, at: time, speed: speed)
+        let before = predicted ?? real
+        predicted = state
+        for (sent, instruction) in trip!.ledger.newInstructions(in: state) {
+            var fields: [String: JSONValue] = ["kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex)), "instruction": instruction]
+            if sent.kind == "spoken" { fields["utteranceId"] = .string(sent.key) }
+            publish(.instruction, fields)
+        }
+        if before.stepIndex != state.stepIndex { log(.info, "gnss outage: predicted past the maneuver of step \(before.stepIndex)") }
+        publish(.tripState, JSONLine.value(TripStateRecord(.navigating(state), time: time)).objectValue ?? [:])
+    }
+
+    /// Seconds without a fix before predictions start: a fix is late, not just jittery, after 1.5 s.
+    static let predictionDelay = 1.5
+
+    /// The speed to predict with, metres per second: the last fix's when it was moving, else none (a vehicle that
+    /// stood still before the outage is assumed to stand still).
+    func trustworthySpeed(_ location: UserLocation) -> Double {
+        guard let speed = location.speed?.metersPerSecond, speed.isFinite, speed >= 1 else { return 0 }
+        return min(speed, 70)
     }
 
     /// Seconds a resumed journal's last fix may lie after the first fix (receivers disagree by a little).

@@ -56,7 +56,7 @@ extension TripCoordinator {
     /// so the new route starts in front of the vehicle rather than behind it.
     func predictedOrigin(_ location: UserLocation) -> UserLocation {
         var origin = location
-        if let speed = location.speed?.metersPerSecond, speed > 1, let course = location.course?.degrees {
+        if let speed = location.speed?.metersPerSecond, speed >= UserLocation.minimumSpeedForCourse, let course = location.course?.degrees {
             origin.coordinate = Geodesy.destination(from: location.coordinate, distance: speed * expectedRerouteLatency, bearing: course)
             origin.timestamp = location.timestamp.addingTimeInterval(expectedRerouteLatency)
         }

@@ -21,6 +21,11 @@ public struct TripCoordinator: Sendable {
         public var journalMaxAge: Double
         /// Metres (68%); a worse fix makes GNSS `degraded`.
         public var degradedAccuracy: Double
+        /// Seconds without a fix before GNSS is `lost` (`gnss.watchdog_timeout`): the position `navigate` routes
+        /// from is called stale beyond it.
+        public var watchdogTimeout: Double
+        /// Seconds of an outage during which progress is predicted along the route (`gnss.dead_reckoning`).
+        public var deadReckoning: Double
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -30,6 +35,8 @@ public struct TripCoordinator: Sendable {
             journalInterval = config.journal.interval
             journalMaxAge = config.journal.maxAge
             degradedAccuracy = config.gnss.degradedAccuracy
+            watchdogTimeout = config.gnss.watchdogTimeout
+            deadReckoning = config.gnss.deadReckoning
         }
     }
 
@@ -103,7 +110,15 @@ public struct TripCoordinator: Sendable {
     var calculations: [Int: Calculation] = [:]
     var nextSession = 1
     var nextRoute = 1
+    /// The last fix the plausibility gate accepted.
     var lastFix: GNSSFix?
+    /// Wall-clock time of the last accepted fix (its age in `status` and `navigate`, dead reckoning).
+    var lastFixAt: Date?
+    var fixGate = FixPlausibilityGate()
+    /// The reason of the last rejected fix, while rejections continue (for the log).
+    var lastRejection: FixRejection?
+    /// The trip state last published from a prediction, during an outage.
+    var predicted: NavigatingState?
     public internal(set) var gnssHealth = GNSSHealth(status: .lost, detail: "waiting for the first fix")
     var gate: RerouteGate
     var lastRerouteDecision: String?

@@ -122,7 +122,7 @@ public final class NavigationService: Service, Sendable {
                 case .connected(let client):
                     // A client that is already gone is not added (its connection task has finished).
                     if !client.outbox.isClosing {
-                        deliver(.hello(navdVersion: Self.navdVersion, control: client.mayControl, state: coordinator.snapshot()), to: client, group: &group)
+                        deliver(.hello(navdVersion: Self.navdVersion, control: client.mayControl, state: coordinator.snapshot(now: time)), to: client, group: &group)
                         hub.add(client)
                     }
                     client.answered()

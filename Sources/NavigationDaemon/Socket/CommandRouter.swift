@@ -57,7 +57,7 @@ public struct CommandRouter: Sendable {
         }
         router.register(CancelCommand.self) { _, coordinator, _ in coordinator.cancel() }
         router.register(StatusCommand.self) { _, coordinator, context in
-            var snapshot = coordinator.snapshot()
+            var snapshot = coordinator.snapshot(now: context.now)
             snapshot["control"] = .bool(context.client.mayControl)
             return snapshot
         }

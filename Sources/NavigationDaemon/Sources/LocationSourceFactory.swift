@@ -21,12 +21,15 @@ public enum LocationSourceFactory {
         switch gnss.source {
         case .gpsd:
             guard let address = GpsdSource.address(gnss.gpsd) else { throw SourceConfigurationError("gnss.gpsd '\(gnss.gpsd)' is not HOST:PORT") }
-            let source = GpsdSource(
-                host: address.host, port: address.port, device: gnss.device.isEmpty ? nil : gnss.device, watchdogTimeout: gnss.watchdogTimeout)
-            return LocationInput(feed: source.feed, name: "gpsd at \(gnss.gpsd)", run: threaded(start: source.start, stop: source.stop), simulator: nil)
+            let source = GpsdSource(host: address.host, port: address.port, device: gnss.device.isEmpty ? nil : gnss.device)
+            return LocationInput(
+                feed: source.feed, name: "gpsd at \(gnss.gpsd)", run: watched(source.feed, gnss, threaded(start: source.start, stop: source.stop)),
+                simulator: nil)
         case .serial:
             let source = SerialNMEASource(path: gnss.serial, baud: gnss.baud)
-            return LocationInput(feed: source.feed, name: "serial \(gnss.serial)", run: threaded(start: source.start, stop: source.stop), simulator: nil)
+            return LocationInput(
+                feed: source.feed, name: "serial \(gnss.serial)", run: watched(source.feed, gnss, threaded(start: source.start, stop: source.stop)),
+                simulator: nil)
         case .replay:
             guard let data = FileManager.default.contents(atPath: gnss.replay) else {
                 throw SourceConfigurationError("gnss.replay: cannot read \(gnss.replay)")
@@ -38,10 +41,27 @@ public enum LocationSourceFactory {
                 throw SourceConfigurationError("gnss.replay: \(gnss.replay): \(error)")
             }
             let source = ReplaySource(readings: readings, pacing: gnss.replaySpeed == 1 ? .realTime : .accelerated(gnss.replaySpeed))
-            return LocationInput(feed: source.feed, name: "replay of \(gnss.replay)", run: { await source.run() }, simulator: nil)
+            return LocationInput(feed: source.feed, name: "replay of \(gnss.replay)", run: watched(source.feed, gnss, { await source.run() }), simulator: nil)
         case .simulate:
-            let simulator = SimulatedGNSS(settings: gnss)
-            return LocationInput(feed: simulator.feed, name: "simulated receiver", run: { await simulator.run() }, simulator: simulator)
+            let simulator = SimulatedGNSS(
+                settings: SimulatedReceiverSettings(
+                    start: gnss.simulateStart, speed: gnss.simulateSpeed, rate: gnss.simulateRate, timeScale: gnss.simulateTimeScale,
+                    noise: gnss.simulateNoise))
+            return LocationInput(feed: simulator.feed, name: "simulated receiver", run: watched(simulator.feed, gnss, { await simulator.run() }), simulator: simulator)
+        }
+    }
+
+    /// Runs a source with the feed's silence watchdog beside it (`gnss.watchdog_timeout`): every source the same.
+    private static func watched(
+        _ feed: GNSSFeed, _ gnss: NavdConfig.GNSS, _ run: @escaping @Sendable () async -> Void
+    ) -> @Sendable () async -> Void {
+        let timeout = gnss.watchdogTimeout
+        return {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await feed.watchSilence(timeout: timeout) }
+                await run()
+                group.cancelAll()
+            }
         }
     }
 

@@ -49,7 +49,7 @@ public struct PromptPlanner: Sendable {
         let finalTrigger = min(length, finalPromptDistance)
         if let departure {
             if length - finalTrigger < mergeDistance {
-                return [("\(departure), then \(lowercasingFirst(next.instruction))", length)]
+                return [("\(Self.clause(departure)), then \(lowercasingFirst(next.instruction))", length)]
             }
             prompts.append((departure, length))
         }
@@ -58,6 +58,14 @@ public struct PromptPlanner: Sendable {
         }
         prompts.append((next.instruction, finalTrigger))
         return prompts
+    }
+
+    /// A sentence used as the first clause of a longer one: without its closing punctuation ("Drive southeast."
+    /// becomes "Drive southeast", so the merged prompt does not read "Drive southeast., then ...").
+    static func clause(_ text: String) -> String {
+        var clause = Substring(text)
+        while let last = clause.last, ".;, ".contains(last) { clause = clause.dropLast() }
+        return String(clause)
     }
 
     /// SSML for a prompt: the text inside `<speak>`, XML-escaped.

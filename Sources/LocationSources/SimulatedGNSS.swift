@@ -1,15 +1,36 @@
 import Foundation
-import LocationSources
 import NavigationCore
 import Synchronization
 
-/// A simulated receiver for demos and tests without hardware (`gnss.source = "simulate"`): it stands at the
-/// configured start until a route is active, then drives along the active route at the configured speed, and
+/// What the simulated receiver does.
+public struct SimulatedReceiverSettings: Sendable, Equatable {
+    /// Where the simulated vehicle waits before the first route.
+    public var start: GeographicCoordinate
+    /// Metres per second along the route.
+    public var speed: Double
+    /// Fixes per second of simulated time.
+    public var rate: Double
+    /// Simulated seconds per wall-clock second.
+    public var timeScale: Double
+    /// 1-sigma position noise, metres.
+    public var noise: Double
+
+    public init(start: GeographicCoordinate, speed: Double = 12, rate: Double = 1, timeScale: Double = 1, noise: Double = 0) {
+        self.start = start
+        self.speed = speed
+        self.rate = rate
+        self.timeScale = timeScale
+        self.noise = noise
+    }
+}
+
+/// A simulated receiver for demos and tests without hardware (`gnss.source = "simulate"`), a source like the
+/// others (same feed, same watchdog): it stands at the configured start until a route is active, then drives along the active route at the configured speed, and
 /// follows each new route (a reroute) from where it is. Fix times advance by `1 / rate` simulated seconds per
 /// fix; `timeScale` simulated seconds pass per wall-clock second.
 public final class SimulatedGNSS: Sendable {
     public let feed = GNSSFeed()
-    private let settings: NavdConfig.GNSS
+    private let settings: SimulatedReceiverSettings
     private struct State {
         var position: GeographicCoordinate
         var time: Date
@@ -18,9 +39,9 @@ public final class SimulatedGNSS: Sendable {
     }
     private let state: Mutex<State>
 
-    public init(settings: NavdConfig.GNSS, startTime: Date = Date()) {
+    public init(settings: SimulatedReceiverSettings, startTime: Date = Date()) {
         self.settings = settings
-        state = Mutex(State(position: settings.simulateStart, time: startTime))
+        state = Mutex(State(position: settings.start, time: startTime))
     }
 
     /// Drive along `route` from the current position (nil: stop where it is).
@@ -36,8 +57,8 @@ public final class SimulatedGNSS: Sendable {
             }!
             let line = [state.position] + route.geometry[min(nearest + 1, route.geometry.count - 1)...]
             let simulator = LocationSimulator(
-                speed: settings.simulateSpeed, sampleRate: settings.simulateRate, noise: settings.simulateNoise, seed: 7,
-                startTime: state.time, reportedAccuracy: max(3, settings.simulateNoise))
+                speed: settings.speed, sampleRate: settings.rate, noise: settings.noise, seed: 7,
+                startTime: state.time, reportedAccuracy: max(3, settings.noise))
             state.planned = simulator.simulate(along: line)
             state.next = 0
         }
@@ -46,7 +67,7 @@ public final class SimulatedGNSS: Sendable {
     /// Emits fixes until cancelled.
     public func run() async {
         feed.report(.connected("simulated receiver"))
-        let interval = 1 / settings.simulateRate
+        let interval = 1 / settings.rate
         while !Task.isCancelled {
             let fix = state.withLock { state -> UserLocation in
                 var location: UserLocation
@@ -55,7 +76,7 @@ public final class SimulatedGNSS: Sendable {
                     state.next += 1
                 } else {
                     location = UserLocation(
-                        coordinate: state.position, horizontalAccuracy: max(3, settings.simulateNoise), course: nil,
+                        coordinate: state.position, horizontalAccuracy: max(3, settings.noise), course: nil,
                         speed: Speed(metersPerSecond: 0), timestamp: state.time)
                 }
                 location.timestamp = state.time
@@ -64,7 +85,7 @@ public final class SimulatedGNSS: Sendable {
                 return location
             }
             feed.yield(.fix(GNSSFix(location: fix, quality: GNSSQuality(mode: .threeDimensional, satellitesUsed: 9, horizontalAccuracy: fix.horizontalAccuracy))))
-            try? await Task.sleep(for: .seconds(interval / settings.simulateTimeScale))
+            try? await Task.sleep(for: .seconds(interval / settings.timeScale))
         }
         feed.finish()
     }
