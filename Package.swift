@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "NavigationControllerTests",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats",
+                "NavigationCore", "NMEA", "RouteAdapters", "RouteClient", "TrackFormats", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             exclude: ["Snapshots"]

@@ -8,7 +8,9 @@ struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Run the navigation controller over a recorded track and print one JSON line per fix.",
-        discussion: "The output format is described in docs/replay-format.md. The same inputs always give the same bytes.")
+        discussion: """
+            Fixes go through navd's plausibility gate first (rejected fixes are reported on stderr and change nothing);             gaps in the track are bridged by dead reckoning along the route, one predicted state per second             ("predicted": true). The output format is described in docs/replay-format.md. The same inputs always give             the same bytes.
+            """)
 
     @OptionGroup var routeFile: RouteFileOptions
 
@@ -17,6 +19,9 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Option(help: "Controller configuration, JSON (docs/controller.md). Default: the car defaults.")
     var config: String?
+
+    @Option(help: "Seconds of a gap in the track during which progress is predicted along the route, one state per second (0: none).")
+    var deadReckoning: Double = 60
 
     func run() async throws {
         try await reportingErrors {
@@ -32,21 +37,20 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             guard !fixes.isEmpty else { throw CommandFailure("\(track) has no fixes") }
             let controller = try NavigationController(route: selected, config: configuration)
+            var replay = TripReplay(controller: controller, deadReckoning: DeadReckoning(limit: deadReckoning))
             let encoder = makeJSONEncoder(pretty: false)
             var output = ""
-            var state = TripState.idle
-            for fix in fixes {
-                state = state.navigating == nil && !isComplete(state) ? controller.initialState(for: fix) : controller.update(state, with: fix)
-                output += String(decoding: try encoder.encode(TripStateRecord(state, time: fix.timestamp)), as: UTF8.self) + "\n"
-                if isComplete(state) { break }
+            for result in replay.run(fixes) {
+                switch result {
+                case .state(let state, let time):
+                    output += String(decoding: try encoder.encode(TripStateRecord(state, time: time)), as: UTF8.self) + "\n"
+                case .rejected(let fix, let reason):
+                    // Not a trip state: the fix changed nothing. Said on stderr so stdout stays one state per line.
+                    FileHandle.standardError.write(Data("navctl: rejected the fix at \(ISO8601Timestamp.format(fix.timestamp)): \(reason.explanation)\n".utf8))
+                }
             }
             FileHandle.standardOutput.write(Data(output.utf8))
         }
-    }
-
-    private func isComplete(_ state: TripState) -> Bool {
-        if case .complete = state { return true }
-        return false
     }
 }
 

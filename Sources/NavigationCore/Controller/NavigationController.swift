@@ -23,8 +23,10 @@ public struct NavigationController: Sendable {
     /// Fixes with a 68% accuracy radius worse than this (metres) do not move the snapped position.
     public var maximumAccuracyForProgress: Double = 50
     /// The vehicle is reported off the current step (but on the route) only beyond this distance from the step,
-    /// metres: just past a corner, before the step advances, is not a deviation.
+    /// metres, and beyond 2.5 × the fix's 68% accuracy (the radius of 99.9% of honest error): just past a corner,
+    /// before the step advances, is not a deviation, and neither is a biased city fix.
     public var offStepDistance: Double = 20
+    static let offStepAccuracyMultiplier = 2.5
 
     /// Index of the step whose end is the destination: the step before a final zero-length `arrive` step.
     let approachStepIndex: Int
@@ -97,7 +99,8 @@ public struct NavigationController: Sendable {
         next.predicted = false
         let elapsed = max(0, location.timestamp.timeIntervalSince(previous.rawLocation.timestamp))
         let travelled = Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
-        let isStationary = isStationary(location, anchor: previous.progressAnchor)
+        let isStationary = isStationary(location, after: previous)
+        next.stoppedBySpeed = location.speed.map { $0.metersPerSecond < standstillSpeed } ?? false
 
         // 1. Match in the window.
         // After a gap the vehicle may have slowed: the window covers the faster of the two speeds.
@@ -105,7 +108,7 @@ public struct NavigationController: Sendable {
         let lookAhead = previous.deviation.isOffRoute ? matcher.maximumLookAhead : matcher.lookAhead(elapsed: elapsed, speed: windowSpeed)
         let match = matcher.match(
             location, index: index, progress: previous.distanceAlong, segmentHint: previous.segment, lookAhead: lookAhead,
-            currentStep: previous.stepIndex)
+            currentStep: previous.stepIndex, expectedTravel: location.speed == nil ? nil : windowSpeed * elapsed)
 
         // 2. Deviation, on this fix, before any advance.
         let nearestManeuver = min(
@@ -141,9 +144,10 @@ public struct NavigationController: Sendable {
         next.summary.endedAt = location.timestamp
         next.rawLocation = location
 
-        // 4. Step advance, or arrival on the last step; none while standing still.
+        // 4. Step advance (none while standing still), or arrival on the last step (also when the vehicle has
+        // stopped: progress is frozen, so only where it stopped counts).
         let matchedStep = index.segmentStep.isEmpty ? 0 : index.segmentStep[match.segment]
-        if !isStationary {
+        if !isStationary || next.stepIndex >= approachStepIndex {
             let (advance, conditionState) = condition(for: next.stepIndex).evaluate(
                 context(next, location: location, match: match, matchedStep: matchedStep, isOnRoute: !isOffRoute),
                 state: next.conditionState)
@@ -192,20 +196,27 @@ public struct NavigationController: Sendable {
         return .navigating(last)
     }
 
-    /// Below this ground speed (metres per second) a vehicle whose fix stays within its accuracy of where it
-    /// stopped is standing still: 0.8 m/s is a slow walk, above Doppler speed noise (0.1-0.3 m/s) and below any
-    /// vehicle that is actually pulling away.
+    /// Below this ground speed (metres per second) the vehicle is standing still: 0.8 m/s is a slow walk, above
+    /// the Doppler speed noise of a stopped receiver (0.1-0.3 m/s) and below any vehicle that is pulling away.
     public var standstillSpeed: Double = 0.8
     /// The smallest radius, metres, within which a stopped vehicle's fixes wander (even with a receiver claiming
     /// better accuracy).
     public var standstillRadius: Double = 3
 
-    /// True when the vehicle stands still: its speed (when reported) is below ``standstillSpeed`` and the fix is
-    /// within its accuracy of where the vehicle last moved.
-    public func isStationary(_ location: UserLocation, anchor: GeographicCoordinate?) -> Bool {
-        guard let anchor else { return false }
-        if let speed = location.speed?.metersPerSecond, speed >= standstillSpeed { return false }
-        return Geodesy.distance(anchor, location.coordinate) <= max(standstillRadius, location.horizontalAccuracy)
+    /// True when the vehicle stands still, so that this fix moves neither progress nor steps.
+    ///
+    /// With a reported speed (Doppler, which position noise does not touch): below ``standstillSpeed`` on this fix
+    /// and the one before, and no farther from where the vehicle stopped than 3 × its accuracy plus
+    /// ``standstillRadius`` (beyond that the position really changed, whatever the speed says). The first fix of a
+    /// stop still places the vehicle once: the last moving fix may be a few metres short of where it stopped.
+    /// Without a speed: the fix within its accuracy (at least ``standstillRadius``) of where the vehicle last moved.
+    public func isStationary(_ location: UserLocation, after previous: NavigatingState) -> Bool {
+        guard let anchor = previous.progressAnchor else { return false }
+        let displacement = Geodesy.distance(anchor, location.coordinate)
+        if let speed = location.speed?.metersPerSecond {
+            return speed < standstillSpeed && previous.stoppedBySpeed && displacement <= 3 * location.horizontalAccuracy + standstillRadius
+        }
+        return displacement <= max(standstillRadius, location.horizontalAccuracy)
     }
 
     // MARK: - Prediction
@@ -317,7 +328,7 @@ public struct NavigationController: Sendable {
         if isOffRoute {
             next.deviation = .offRoute(distance: match.distanceFromRoute)
         } else if index.segmentStep.isEmpty || index.segmentStep[match.segment] != next.stepIndex,
-            match.distanceFromCurrentStep > offStepDistance
+            match.distanceFromCurrentStep > max(offStepDistance, Self.offStepAccuracyMultiplier * next.rawLocation.horizontalAccuracy)
         {
             next.deviation = .offStep(distance: match.distanceFromCurrentStep)
         } else {

@@ -53,9 +53,12 @@ public protocol RouteDeviationDetector: Sendable {
 /// - **Evidence counts epochs and time, not updates**: beyond the enter threshold, off-route is reported after
 ///   `requiredConsecutiveFixes` fixes with distinct times spanning at least `requiredDuration` seconds (3 fixes
 ///   at 1 Hz, 21 at 10 Hz); a fix whose time is not after the last one's is no evidence, and neither is a fix
-///   taken while the vehicle stands still (jitter). At once when the course disagrees with the route and the
-///   distance from the route has grown on at least two fixes in a row by `minimumDistanceMovingAway` metres in
-///   all (the vehicle is driving away; GNSS jitter moves the position but not the course).
+///   taken while the vehicle stands still (jitter).
+/// - **Driving away**: at once when the course has disagreed with the route for two epochs, holding steady (within
+///   `steadyCourse`, 20°: a vehicle turning through a corner changes course faster), and the distance from
+///   the route has grown on at least two fixes in a row by `minimumDistanceMovingAway` metres in all, with the
+///   fix beyond both `maneuverEnterDistance` and its own 68% radius (GNSS error moves the position, but turns
+///   neither the course nor a steady growth with it, so this path needs no 99.9% margin).
 /// - **Wrong way**: driving against the route's direction (course at least `wrongWayAngle` degrees from it, at
 ///   `minimumSpeedForHeading` or more) for `wrongWayDistance` metres is off the route even on the route's own
 ///   street (a U-turn on a two-way street).
@@ -85,6 +88,8 @@ public struct StaticThresholdDeviation: Hashable, Sendable {
     public var wrongWayAngle: Double
     /// Metres driven against the route before it is off the route.
     public var wrongWayDistance: Double
+    /// Degrees a course may change between two epochs and still count as steady (driving straight, not turning).
+    public var steadyCourse: Double = 20
 
     public init(
         minimumHorizontalAccuracy: Double = 25, enterDistance: Double = 50, maneuverEnterDistance: Double = 20,
@@ -124,6 +129,12 @@ public struct DeviationEvidence: Hashable, Sendable {
     public var growingFixes: Int = 0
     /// Metres driven against the route's direction in a row.
     public var wrongWayDistance: Double = 0
+    /// Consecutive epochs whose course disagrees with the route's direction and holds steady (within
+    /// ``StaticThresholdDeviation/steadyCourse`` degrees of the epoch before): the vehicle drives straight somewhere
+    /// else, rather than turning through a corner where the match lags.
+    public var disagreeingFixes: Int = 0
+    /// The course of the last accurate epoch, degrees.
+    public var lastCourse: Double?
     public var isOffRoute: Bool = false
 
     public init() {}
@@ -198,8 +209,20 @@ extension StaticThresholdDeviation {
         let tight = max(maneuverEnterDistance, scaled)
         if input.distanceToNearestManeuver <= maneuverZone { threshold = min(threshold, tight) }
         let headingDisagrees = (angle ?? 0) >= headingMismatch
+        let course = (location.speed?.metersPerSecond ?? 0) >= minimumSpeedForHeading ? location.course?.degrees : nil
+        next.lastCourse = course
+        let steady = course.flatMap { c in evidence.lastCourse.map { Geodesy.angleBetween(c, $0) <= steadyCourse } } ?? false
+        next.disagreeingFixes = headingDisagrees && steady ? evidence.disagreeingFixes + 1 : (headingDisagrees ? 1 : 0)
         if headingDisagrees { threshold = min(threshold, tight) }
-        guard distanceFromRoute > threshold else {
+        // Driving away: the course has disagreed with the route, steadily, for two epochs and the distance from the route has
+        // grown on each by `minimumDistanceMovingAway` in all. Position error, however biased, moves the fixes but
+        // neither turns the course nor makes the distance grow with it, so this needs only the fix to lie beyond
+        // its own accuracy (and the maneuver threshold), not beyond the 99.9% radius.
+        let growth = distanceFromRoute - (next.growthStart ?? distanceFromRoute)
+        let drivingAway =
+            next.disagreeingFixes >= 2 && next.growingFixes >= 2 && growth >= minimumDistanceMovingAway
+            && distanceFromRoute > max(maneuverEnterDistance, location.horizontalAccuracy) && !input.isStationary
+        guard distanceFromRoute > threshold || drivingAway else {
             next.consecutiveFixes = 0
             next.firstEvidenceTime = nil
             return next
@@ -209,8 +232,6 @@ extension StaticThresholdDeviation {
         next.consecutiveFixes += 1
         let firstTime = next.firstEvidenceTime ?? location.timestamp
         next.firstEvidenceTime = firstTime
-        let growth = distanceFromRoute - (next.growthStart ?? distanceFromRoute)
-        let drivingAway = headingDisagrees && next.growingFixes >= 2 && growth >= minimumDistanceMovingAway
         let enough = next.consecutiveFixes >= requiredConsecutiveFixes && location.timestamp.timeIntervalSince(firstTime) >= requiredDuration - 0.001
         if enough || drivingAway { next.isOffRoute = true }
         return next

@@ -25,12 +25,19 @@ public struct RouteMatcher: Sendable {
     public var maximumLookAhead: Double = 3000
     /// Speed assumed when the fix has none, metres per second (about 110 km/h: errs on a wide window).
     public var assumedSpeed: Double = 30
-    /// Extra cost, in metres, of a segment whose direction differs from the vehicle's course by more than
-    /// 90° (an opposite carriageway or the other direction of a route that comes back along the same road).
+    /// Extra cost, in metres, of a segment whose direction differs from the vehicle's course by 90° or more (an
+    /// opposite carriageway or the other direction of a route that comes back along the same road); between 30°
+    /// and 90° a proportional part of it, so that past a corner a biased fix matches the street the vehicle drives
+    /// along rather than the one it left.
     public var wrongDirectionPenalty: Double = 40
     /// Extra cost per metre of distance along the route from the current progress: among equally close
     /// candidates the nearest in sequence wins.
     public var sequencePenalty: Double = 0.05
+    /// Extra cost per metre by which a candidate lies farther ahead than the vehicle can have driven since the
+    /// previous fix (1.5 × its speed × the time, plus 2.5 × the fix's accuracy, plus 20 m): a biased city fix
+    /// closer to a later part of the route (the way back after a U-turn, a parallel carriageway) does not pull
+    /// progress a block ahead.
+    public var implausibleAdvancePenalty: Double = 0.5
 
     public init() {}
 
@@ -42,9 +49,12 @@ public struct RouteMatcher: Sendable {
 
     /// The best match for `location` in the window around `progress` (metres along the route), starting the
     /// scan at `segmentHint` (a segment at or near `progress`), and its distance from step `currentStep`.
+    /// `expectedTravel`: metres the vehicle can have driven since the previous fix (speed × time), when known.
     public func match(
-        _ location: UserLocation, index: RouteIndex, progress: Double, segmentHint: Int, lookAhead: Double, currentStep: Int
+        _ location: UserLocation, index: RouteIndex, progress: Double, segmentHint: Int, lookAhead: Double, currentStep: Int,
+        expectedTravel: Double? = nil
     ) -> RouteMatch {
+        let plausibleAdvance = expectedTravel.map { 1.5 * $0 + 2.5 * location.horizontalAccuracy + 20 }
         let from = progress - lookBehind
         let to = progress + lookAhead
         var first = min(max(0, segmentHint), max(0, index.segmentCount - 1))
@@ -63,8 +73,11 @@ public struct RouteMatcher: Sendable {
             let along = index.cumulativeDistance[segment] + projection.fraction * length
             guard along >= from - length else { continue }
             var cost = projection.distance + abs(along - progress) * sequencePenalty
-            if let course, length > 1, Geodesy.angleBetween(course, index.bearing(ofSegment: segment)) > 90 {
-                cost += wrongDirectionPenalty
+            if let plausibleAdvance { cost += max(0, along - progress - plausibleAdvance) * implausibleAdvancePenalty }
+            if let course, length > 1 {
+                // Graded from 30° (a lane change, a curve) to the full penalty at 90° and beyond.
+                let angle = Geodesy.angleBetween(course, index.bearing(ofSegment: segment))
+                cost += wrongDirectionPenalty * min(1, max(0, (angle - 30) / 60))
             }
             // On a tie (a vertex shared by two segments) the later segment wins: past a corner, the route's
             // direction is the outgoing one.

@@ -78,6 +78,8 @@ public struct NavigatingState: Sendable {
     var nextWaypointIndex: Int
     /// Where the vehicle last moved: a fix within its accuracy of here, at walking speed or below, is standing still.
     var progressAnchor: GeographicCoordinate?
+    /// True when the previous fix reported a speed below the standstill speed.
+    var stoppedBySpeed = false
 }
 
 /// How a trip ended.

@@ -56,15 +56,15 @@ extension TripCoordinator {
     }
 
     /// During an outage, progress predicted along the route at the last trustworthy speed, published as
-    /// `trip_state` with `predicted: true` (and the prompts that fall due) on each tick from ``predictionDelay``
+    /// `trip_state` with `predicted: true` (and the prompts that fall due) on each tick from ``DeadReckoning/delay``
     /// seconds without a fix until `gnss.dead_reckoning` seconds.
     mutating func predictThroughOutage(now: Date) {
         guard settings.deadReckoning > 0, let current = trip, current.resumeFrom == nil, let real = current.state.navigating,
             !real.deviation.isOffRoute, let fix = lastFix, let fixAt = lastFixAt
         else { return }
         let gap = now.timeIntervalSince(fixAt)
-        guard gap >= Self.predictionDelay, gap <= settings.deadReckoning else { return }
-        let speed = trustworthySpeed(fix.location)
+        guard gap >= DeadReckoning().delay, gap <= settings.deadReckoning else { return }
+        let speed = DeadReckoning.trustworthySpeed(fix.location)
         guard speed > 0 else { return }
         let time = fix.location.timestamp.addingTimeInterval(gap)
         let state = current.controller.predicted(from: real, at: time, speed: speed)
@@ -79,15 +79,6 @@ extension TripCoordinator {
         publish(.tripState, JSONLine.value(TripStateRecord(.navigating(state), time: time)).objectValue ?? [:])
     }
 
-    /// Seconds without a fix before predictions start: a fix is late, not just jittery, after 1.5 s.
-    static let predictionDelay = 1.5
-
-    /// The speed to predict with, metres per second: the last fix's when it was moving, else none (a vehicle that
-    /// stood still before the outage is assumed to stand still).
-    func trustworthySpeed(_ location: UserLocation) -> Double {
-        guard let speed = location.speed?.metersPerSecond, speed.isFinite, speed >= 1 else { return 0 }
-        return min(speed, 70)
-    }
 
     /// Seconds a resumed journal's last fix may lie after the first fix (receivers disagree by a little).
     static let journalClockTolerance = 300.0

@@ -1,0 +1,312 @@
+import Foundation
+import NMEA
+import NavigationCore
+import Testing
+import TestSupport
+
+/// Drive classes from the field, each over ten seeds, through the same path `navctl replay` takes (plausibility
+/// gate, controller, dead reckoning, each prompt once: ``TripReplay``). Each asserts what a driver would notice and
+/// prints the figures (false deviations, detection distances, catch-up delays) over all seeds.
+@Suite("Field drives")
+struct FieldDriveTests {
+    static let seeds: [UInt64] = Array(1...10)
+
+    /// The outputs of a replay and what they say.
+    struct Run {
+        var route: Route
+        var outputs: [TripReplay.Output]
+        var drive: Drive
+
+        init(_ route: Route, _ fixes: [UserLocation], config: NavigationControllerConfig = NavigationControllerConfig()) throws {
+            self.route = route
+            let controller = try NavigationController(route: route, config: config)
+            var replay = TripReplay(controller: controller)
+            outputs = replay.run(fixes)
+            drive = Drive(controller)
+            drive.states = outputs.compactMap { if case .state(let s, _) = $0 { s } else { nil } }
+        }
+
+        var navigating: [NavigatingState] { drive.navigating }
+        var real: [NavigatingState] { navigating.filter { !$0.predicted } }
+        var isComplete: Bool { drive.isComplete }
+        var offRoute: Int { navigating.filter { $0.deviation.isOffRoute }.count }
+        var offStep: Int { navigating.filter { if case .offStep = $0.deviation { true } else { false } }.count }
+        var rejected: [FixRejection] { outputs.compactMap { if case .rejected(_, let r) = $0 { r } else { nil } } }
+        var distanceTravelled: Double? {
+            if case .complete(let c)? = drive.states.last { return c.summary.distanceTravelled }
+            return nil
+        }
+    }
+
+    static func helsinki() throws -> Route { try TestRoutes.fixture("helsinki_osrm_plain") }
+    static func line(_ route: Route) -> [GeographicCoordinate] { RouteIndex(route: route).points }
+
+    static func summary(_ values: [Double]) -> String {
+        guard !values.isEmpty else { return "none" }
+        let sorted = values.sorted()
+        return "min \(Int(sorted.first!)) / median \(Int(sorted[sorted.count / 2])) / max \(Int(sorted.last!)) m"
+    }
+
+    /// What every ordinary drive must give: arrival, no deviation of any kind, steps and prompts as a driver expects.
+    static func expectClean(_ run: Run, label: String, maximumHop: Double) {
+        #expect(run.isComplete, "\(label): did not arrive")
+        #expect(run.offRoute == 0, "\(label): \(run.offRoute) off-route states")
+        #expect(run.offStep == 0, "\(label): \(run.offStep) off-step states")
+        let problems = run.drive.guidanceProblems(route: run.route, maximumHop: maximumHop)
+        #expect(problems.isEmpty, "\(label): \(problems.prefix(4))")
+    }
+
+    // MARK: - Ordinary drives: nothing may go wrong
+
+    @Test func cityErrorWithHonestAccuracyGivesNoFalseDeviation() throws {
+        let route = try Self.helsinki()
+        var falseDeviations = 0
+        for seed in Self.seeds {
+            var random = SeededRandomNumberGenerator(seed: seed * 7919)
+            let bias = 12 + 8 * random.nextUniform()
+            let error = FieldTrack.ErrorModel(bias: bias, biasBearing: 360 * random.nextUniform(), sigma: 4)
+            let run = try Run(route, FieldTrack(speed: 10, error: error, seed: seed).fixes(along: Self.line(route)))
+            if run.offRoute > 0 { falseDeviations += 1 }
+            Self.expectClean(run, label: "seed \(seed), bias \(Int(bias)) m, accuracy \(Int(error.honestAccuracy)) m", maximumHop: 10 + 3 * 4)
+        }
+        print("field drives: city error (bias 12-20 m, honest accuracy): \(falseDeviations) of \(Self.seeds.count) drives with a false deviation")
+    }
+
+    @Test func aRouteThatPassesTheSameStreetsTwice() throws {
+        // Out 200 m north, a U-turn, back 200 m south on the same street, then east.
+        let route = TestRoutes.polyline([(0, 200), (180, 200), (90, 250)], spacing: 10)
+        for seed in Self.seeds {
+            let run = try Run(route, FieldTrack(speed: 8, error: .openSky, seed: seed).fixes(along: Self.line(route)))
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 8 + 10)
+            // On the way out the snapped position never jumps to the way back.
+            #expect(run.navigating.filter { $0.stepIndex == 0 }.allSatisfy { $0.distanceAlong <= 205 }, "seed \(seed)")
+        }
+    }
+
+    @Test func threeWaypoints() throws {
+        let route = try TestRoutes.fixture("helsinki_osrm_two_legs")
+        for seed in Self.seeds {
+            let run = try Run(route, FieldTrack(speed: 12, error: .openSky, seed: seed).fixes(along: Self.line(route)))
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 12 + 10)
+            let remaining = run.navigating.map(\.remainingWaypoints.count)
+            #expect(zip(remaining, remaining.dropFirst()).allSatisfy { $1 <= $0 }, "seed \(seed): waypoints came back")
+            #expect(remaining.first == 2 && remaining.last == 1, "seed \(seed): \(remaining.first ?? -1) → \(remaining.last ?? -1)")
+        }
+    }
+
+    @Test func tenFixesASecond() throws {
+        let route = try Self.helsinki()
+        for seed in Self.seeds {
+            let run = try Run(route, FieldTrack(speed: 12, rate: 10, error: FieldTrack.ErrorModel(sigma: 3), seed: seed).fixes(along: Self.line(route)))
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 1.2 + 10)
+        }
+    }
+
+    @Test(arguments: NMEAReceiverProfile.allCases)
+    func realReceiversSentenceMixes(profile: NMEAReceiverProfile) throws {
+        let route = try Self.helsinki()
+        for seed in Self.seeds.prefix(5) {
+            let truth = FieldTrack(speed: 11, error: .openSky, seed: seed).fixes(along: Self.line(route))
+            var assembler = NMEAEpochAssembler(rollover: .none)
+            var readings: [GNSSReading] = []
+            for fix in truth {
+                for line in NMEAWriter.sentences(for: fix, profile: profile) { readings += assembler.append(Array((line + "\r\n").utf8)) }
+            }
+            readings += assembler.finish()
+            let fixes = readings.compactMap(\.fix?.location)
+            #expect(fixes.count == truth.count, "\(profile) seed \(seed): \(fixes.count) fixes for \(truth.count) epochs")
+            let run = try Run(route, fixes)
+            Self.expectClean(run, label: "\(profile) seed \(seed)", maximumHop: 11 + 10)
+        }
+    }
+
+    // MARK: - Sparse fixes, outages, stops
+
+    @Test func oneFixEveryFiveSeconds() throws {
+        let route = try Self.helsinki()
+        for seed in Self.seeds {
+            let run = try Run(route, FieldTrack(speed: 10, rate: 0.2, error: .openSky, seed: seed).fixes(along: Self.line(route)))
+            // 50 m between fixes: steps shorter than that (plus the exit) are passed whole; nothing else is lost.
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 50 + 10)
+        }
+    }
+
+    /// A tunnel: 30 s without fixes while the vehicle passes two maneuvers at 10 m/s.
+    @Test func aThirtySecondOutageThatPassesTwoManeuvers() throws {
+        let route = try Self.helsinki()
+        let index = RouteIndex(route: route)
+        // Maneuvers at the ends of steps 4 (after 912 m) and 5 (after 1003 m): the outage starts 80 m before the first.
+        let start = (index.stepEnd[4] - 80) / 10
+        let outage = start..<(start + 30)
+        var catchUp: [Int] = []
+        var predictedCounts: [Int] = []
+        for seed in Self.seeds {
+            let track = FieldTrack(speed: 10, error: .openSky, seed: seed, outages: [outage])
+            let samples = track.samples(along: Self.line(route))
+            let run = try Run(route, samples.map(\.fix))
+            #expect(run.isComplete, "seed \(seed)")
+            #expect(run.offRoute == 0, "seed \(seed): a deviation decided")
+            let predicted = run.navigating.filter(\.predicted)
+            predictedCounts.append(predicted.count)
+            #expect(predicted.count >= 25, "seed \(seed): \(predicted.count) predicted states in a 30 s outage")
+            // Predictions pass both maneuvers in order, and speak the prompts that fall due in the tunnel.
+            #expect(predicted.map(\.stepIndex).contains(5) && predicted.map(\.stepIndex).contains(6), "seed \(seed): \(Set(predicted.map(\.stepIndex)))")
+            let saidInTunnel = Set(predicted.compactMap(\.spokenInstruction?.utteranceId))
+            let finalPromptOfStep4 = try #require(route.steps[4].spokenInstructions.last)
+            #expect(saidInTunnel.contains(finalPromptOfStep4.utteranceId), "seed \(seed): the turn in the tunnel was not announced")
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 10 + 10)
+            // The first real fix after the outage: steps it takes until the step is right (0: at once).
+            let firstAfter = try #require(samples.firstIndex { $0.fix.timestamp.timeIntervalSince(track.startTime) >= outage.upperBound })
+            let realAfter = run.real.filter { $0.rawLocation.timestamp >= samples[firstAfter].fix.timestamp }
+            let trueStep = index.segmentStep[index.segment(atDistance: samples[firstAfter].distance)]
+            let delay = realAfter.firstIndex { $0.stepIndex >= min(trueStep, 8) } ?? realAfter.count
+            catchUp.append(delay)
+            #expect(delay <= 1, "seed \(seed): the step was right \(delay) fixes after the outage")
+        }
+        print("field drives: 30 s outage over two maneuvers: predicted states \(predictedCounts.min()!)-\(predictedCounts.max()!), catch-up delay \(catchUp.max()!) fixes (max over seeds)")
+    }
+
+    /// Waiting 2 minutes at a red light 10 m before a right turn, with ordinary jitter.
+    @Test func aTwoMinuteStopBeforeATurn() throws {
+        let route = TestRoutes.polyline([(0, 300), (90, 300), (0, 200)])
+        var creep: [Double] = []
+        for seed in Self.seeds {
+            let track = FieldTrack(speed: 10, error: FieldTrack.ErrorModel(sigma: 3), seed: seed, stops: [.init(distance: 290, seconds: 120)])
+            let run = try Run(route, track.fixes(along: Self.line(route)))
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 10 + 6)
+            let stopped = run.real.filter { ($0.rawLocation.speed?.metersPerSecond ?? 1) < 0.5 && $0.stepIndex == 0 }
+            #expect(stopped.count >= 110, "seed \(seed): \(stopped.count) states at the light")
+            // The turn is still ahead and still shown while the car waits: the first fix of the stop places the
+            // vehicle, and progress does not move after it.
+            let distances = stopped.dropFirst().map(\.progress.distanceToNextManeuver)
+            creep.append((distances.max() ?? 0) - (distances.min() ?? 0))
+            #expect(distances.allSatisfy { $0 > 0 }, "seed \(seed): progress reached the corner while stopped")
+            #expect(creep.last! < 0.01, "seed \(seed): progress moved \(creep.last!) m while stopped")
+            #expect(stopped.allSatisfy { $0.visualInstruction != nil })
+            // 800 m of route, with the noise of 80 moving fixes (σ 3 m: about 9% more), and nothing for the stop's jitter.
+            let travelled = try #require(run.distanceTravelled)
+            #expect(travelled < 800 * 1.15, "seed \(seed): \(Int(travelled)) m travelled on an 800 m route")
+        }
+        print("field drives: 2 min stop before a turn: progress moved at most \(String(format: "%.1f", creep.max()!)) m while stopped")
+    }
+
+    // MARK: - Leaving the route: caught, and soon
+
+    /// A U-turn on a two-way street: driving back along the route is off the route within 50 m.
+    @Test func aUTurnOnATwoWayStreet() throws {
+        let route = TestRoutes.polyline([(0, 400), (90, 300)])
+        var detection: [Double] = []
+        for seed in Self.seeds {
+            let path = PolylinePath(Self.line(route))
+            let turnAt = 150.0
+            let track = path.prefix(turnAt) + [path.point(at: turnAt - 1), path.point(at: 0)]
+            let samples = FieldTrack(speed: 9, error: .openSky, seed: seed).samples(along: track)
+            let run = try Run(route, samples.map(\.fix))
+            let first = try #require(run.outputs.firstIndex { if case .state(.navigating(let s), _) = $0 { s.deviation.isOffRoute } else { false } })
+            let driven = samples[first].distance - turnAt
+            detection.append(driven)
+            #expect(driven > 0 && driven <= 50, "seed \(seed): off-route after \(Int(driven)) m of driving back")
+            #expect(run.navigating.prefix(first).allSatisfy { !$0.deviation.isOffRoute })
+        }
+        print("field drives: U-turn on a two-way street: detected after \(Self.summary(detection)) of driving back")
+    }
+
+    /// Turning off onto a side street that leads to a parallel street 90 m away.
+    @Test(arguments: [false, true])
+    func leavingOntoAParallelStreet(cityError: Bool) throws {
+        let route = TestRoutes.polyline([(0, 600)])
+        var detection: [Double] = []
+        for seed in Self.seeds {
+            let path = PolylinePath(Self.line(route))
+            let leaveAt = 200.0
+            let corner = Geodesy.destination(from: path.point(at: leaveAt), distance: 90, bearing: 90)
+            let track = path.prefix(leaveAt) + [corner, Geodesy.destination(from: corner, distance: 300, bearing: 0)]
+            var random = SeededRandomNumberGenerator(seed: seed * 31)
+            let error =
+                cityError
+                ? FieldTrack.ErrorModel(bias: 12 + 8 * random.nextUniform(), biasBearing: 360 * random.nextUniform(), sigma: 4) : .openSky
+            let samples = FieldTrack(speed: 10, error: error, seed: seed).samples(along: track)
+            let run = try Run(route, samples.map(\.fix))
+            let first = try #require(
+                run.outputs.firstIndex { if case .state(.navigating(let s), _) = $0 { s.deviation.isOffRoute } else { false } }, "seed \(seed)")
+            let driven = samples[first].distance - leaveAt
+            detection.append(driven)
+            #expect(driven > 0, "seed \(seed): off-route before leaving")
+            // Open sky: within 40 m of driving. City error (the thresholds widen with the accuracy): within 60 m.
+            #expect(driven <= (cityError ? 60 : 40), "seed \(seed): off-route after \(Int(driven)) m")
+        }
+        print("field drives: leaving onto a parallel street 90 m away\(cityError ? " with city error" : ""): detected after \(Self.summary(detection)) of driving")
+    }
+
+    // MARK: - Fixes that cannot be true
+
+    @Test func aTeleportAndAFixFromThePastMoveNothing() throws {
+        let route = try Self.helsinki()
+        for seed in Self.seeds {
+            var fixes = FieldTrack(speed: 10, error: .openSky, seed: seed).fixes(along: Self.line(route))
+            var teleport = fixes[30]
+            teleport.coordinate = Geodesy.destination(from: teleport.coordinate, distance: 5_000_000, bearing: 180)
+            teleport.timestamp += 0.5
+            var past = fixes[60]
+            past.timestamp -= 30
+            past.coordinate = fixes[30].coordinate
+            fixes.insert(teleport, at: 31)
+            fixes.insert(past, at: 62)
+            fixes.insert(fixes[70], at: 71)  // a receiver repeating itself
+            let run = try Run(route, fixes)
+            #expect(run.rejected == [.impossibleSpeed, .backwardsInTime, .repeatedTime], "seed \(seed): \(run.rejected)")
+            Self.expectClean(run, label: "seed \(seed)", maximumHop: 10 + 10)
+            // Exactly what the same drive without the bad fixes travelled: they moved nothing.
+            let clean = try Run(route, FieldTrack(speed: 10, error: .openSky, seed: seed).fixes(along: Self.line(route)))
+            let travelled = try #require(run.distanceTravelled)
+            #expect(abs(travelled - (clean.distanceTravelled ?? 0)) < 1e-6, "seed \(seed): \(Int(travelled)) m travelled")
+        }
+    }
+}
+
+@Suite("Plausibility gate")
+struct FixPlausibilityGateTests {
+    func fix(_ north: Double, at seconds: Double, accuracy: Double = 5) -> UserLocation {
+        UserLocation(
+            coordinate: Geodesy.destination(from: TestRoutes.origin, distance: north, bearing: 0), horizontalAccuracy: accuracy,
+            timestamp: TestRoutes.start.addingTimeInterval(seconds))
+    }
+
+    @Test func ordinaryDrivingPasses() {
+        var gate = FixPlausibilityGate()
+        for i in 0..<100 { #expect(gate.check(fix(Double(i) * 30, at: Double(i))) == .accepted) }
+        #expect(gate.rejections.total == 0)
+    }
+
+    @Test func aJumpThatPersistsIsAcceptedAfterThreeConsistentFixes() {
+        var gate = FixPlausibilityGate()
+        #expect(gate.check(fix(0, at: 0)) == .accepted)
+        // The receiver is carried 20 km away (a ferry, a tow truck) and reports from there on.
+        #expect(gate.check(fix(20_000, at: 1)) == .rejected(.impossibleSpeed))
+        #expect(gate.check(fix(20_010, at: 2)) == .rejected(.impossibleSpeed))
+        guard case .acceptedAfterJump(let distance) = gate.check(fix(20_020, at: 3)) else {
+            Issue.record("the persistent jump was not accepted")
+            return
+        }
+        #expect(abs(distance - 20_020) < 1)
+        #expect(gate.check(fix(20_030, at: 4)) == .accepted)
+        #expect(gate.rejections.impossibleSpeed == 2)
+    }
+
+    @Test func aSingleGhostBetweenGoodFixesIsDropped() {
+        var gate = FixPlausibilityGate()
+        #expect(gate.check(fix(0, at: 0)) == .accepted)
+        #expect(gate.check(fix(9000, at: 1)) == .rejected(.impossibleSpeed))
+        #expect(gate.check(fix(20, at: 2)) == .accepted)
+        #expect(gate.check(fix(9000, at: 3)) == .rejected(.impossibleSpeed))
+        #expect(gate.check(fix(40, at: 4)) == .accepted)
+    }
+
+    @Test func poorAccuracyExplainsALargerJump() {
+        var gate = FixPlausibilityGate()
+        #expect(gate.check(fix(0, at: 0, accuracy: 60)) == .accepted)
+        // 400 m in 1 s is impossible for a car, but two fixes of ±60 m explain 360 m of it.
+        #expect(gate.check(fix(400, at: 1, accuracy: 60)) == .accepted)
+        #expect(gate.check(fix(900, at: 2, accuracy: 5)) == .rejected(.impossibleSpeed))
+    }
+}
