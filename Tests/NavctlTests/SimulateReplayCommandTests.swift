@@ -61,6 +61,39 @@ struct SimulateReplayCommandTests {
         #expect(again.stdout == replay.stdout)
     }
 
+    /// A receiver's NMEA log with a 30 s tunnel and a teleported epoch: one line per fix, predicted lines through the
+    /// gap, the teleport rejected on stderr and nothing else changed by it.
+    @Test func replayOfAFieldDriveBridgesAGapAndRejectsATeleport() throws {
+        let nmea = try NavctlProcess.run(["simulate", "--route", Self.route, "--nmea", "--speed", "10", "--start", "2026-11-21T06:08:10Z"])
+        var epochs = stride(from: 0, to: nmea.stdout.split(separator: "\r\n").count - 1, by: 2).map { i in
+            Array(nmea.stdout.split(separator: "\r\n")[i...(i + 1)]).map(String.init)
+        }
+        func withChecksum(_ sentence: String) -> String {
+            let body = sentence.dropFirst().prefix { $0 != "*" }
+            return "$\(body)*\(String(format: "%02X", body.utf8.reduce(UInt8(0)) { $0 ^ $1 }))"
+        }
+        // Epoch 20 says the vehicle is 10° of latitude further south (1100 km).
+        epochs[20] = epochs[20].map { withChecksum($0.replacingOccurrences(of: ",6010.", with: ",5010.")) }
+        epochs.removeSubrange(50..<80)
+        let file = try Self.temporaryFile("tunnel.nmea", epochs.flatMap { $0 }.map { $0 + "\r\n" }.joined())
+        defer { try? FileManager.default.removeItem(at: file) }
+        let replay = try NavctlProcess.run(["replay", "--route", Self.route, "--track", file.path])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let records = replay.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let real = records.filter { $0["predicted"] == nil }
+        let predicted = records.filter { $0["predicted"] as? Bool == true }
+        let times = real.compactMap { $0["time"] as? String }
+        #expect(Set(times).count == times.count, "one line per fix")
+        #expect(!times.contains("2026-11-21T06:08:30.000Z"), "the teleported epoch was navigated")
+        #expect(replay.stderr.contains("rejected the fix at 2026-11-21T06:08:30.000Z"), "\(replay.stderr)")
+        // The last fix before the gap is at 49 s, the next at 80 s: predictions at 51 s, 52 s, ... 79 s.
+        #expect(predicted.count == 29, "one predicted state a second from 2 s into the 31 s gap: \(predicted.count)")
+        #expect(records.allSatisfy { ($0["deviation"] as? [String: Any])?["kind"] as? String ?? "none" == "none" })
+        #expect(records.last?["state"] as? String == "complete")
+        let again = try NavctlProcess.run(["replay", "--route", Self.route, "--track", file.path])
+        #expect(again.stdout == replay.stdout)
+    }
+
     @Test func replayReadsGPXAndAConfiguration() throws {
         let routeJSON = try NavctlProcess.run(["route", "parse", "--json", Self.route])
         let routeFile = try Self.temporaryFile("route.json", routeJSON.stdout)
