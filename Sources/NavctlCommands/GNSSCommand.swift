@@ -57,6 +57,9 @@ struct GNSSCommand: AsyncParsableCommand {
     @Flag(help: "Do not correct GPS week rollover (report dates as the receiver sends them).")
     var noRolloverCorrection = false
 
+    @Option(help: "Seconds without a fix before the receiver is reported lost (navd's gnss.watchdog_timeout).")
+    var watchdogTimeout: Double = 5
+
     func validate() throws {
         let sources = [gpsd, serial, nmea, gpx, gpsdLog].compactMap { $0 }.count
         if listPorts {
@@ -65,6 +68,7 @@ struct GNSSCommand: AsyncParsableCommand {
             guard sources == 1 else { throw ValidationError("give exactly one of --gpsd, --serial, --nmea, --gpx, --gpsd-log") }
         }
         guard speed > 0 else { throw ValidationError("--speed must be positive") }
+        guard watchdogTimeout > 0 else { throw ValidationError("--watchdog-timeout must be positive") }
         if let gpsd, GpsdSource.address(gpsd) == nil { throw ValidationError("--gpsd must be HOST:PORT") }
     }
 
@@ -100,6 +104,9 @@ struct GNSSCommand: AsyncParsableCommand {
                 replayTask = task
                 stopSource = { task.cancel() }
             }
+            // The silence watchdog navd runs for every source.
+            let timeout = watchdogTimeout
+            let watchdog = Task { await feed.watchSilence(timeout: timeout) }
             let statusTask = Task {
                 for await status in feed.statuses {
                     FileHandle.standardError.write(Data("gnss: \(status)\n".utf8))
@@ -122,6 +129,7 @@ struct GNSSCommand: AsyncParsableCommand {
             stopSource()
             timer.cancel()
             await replayTask?.value
+            watchdog.cancel()
             statusTask.cancel()
         }
     }
