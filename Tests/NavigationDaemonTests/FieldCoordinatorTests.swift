@@ -73,6 +73,19 @@ struct FieldCoordinatorTests {
         #expect(harness.take().events(.tripState).isEmpty)
     }
 
+    @Test func nothingIsPredictedAfterAReplayEnds() throws {
+        var harness = CoordinatorHarness()
+        let route = try CoordinatorHarness.route()
+        let fixes = CoordinatorHarness.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(fixes[1...10])
+        harness.coordinator.handle(.finished)
+        harness.now = fixes[10].timestamp.addingTimeInterval(5)
+        harness.coordinator.tick(now: harness.now)
+        #expect(harness.take().events(.tripState).isEmpty)
+    }
+
     @Test func navigateSaysWhenItsPositionIsOld() throws {
         var harness = CoordinatorHarness()
         let route = try CoordinatorHarness.route()

@@ -59,7 +59,7 @@ extension TripCoordinator {
     /// `trip_state` with `predicted: true` (and the prompts that fall due) on each tick from ``DeadReckoning/delay``
     /// seconds without a fix until `gnss.dead_reckoning` seconds.
     mutating func predictThroughOutage(now: Date) {
-        guard settings.deadReckoning > 0, let current = trip, current.resumeFrom == nil, let real = current.state.navigating,
+        guard settings.deadReckoning > 0, !sourceFinished, let current = trip, current.resumeFrom == nil, let real = current.state.navigating,
             !real.deviation.isOffRoute, let fix = lastFix, let fixAt = lastFixAt
         else { return }
         let gap = now.timeIntervalSince(fixAt)
@@ -93,6 +93,8 @@ extension TripCoordinator {
     /// A status from the GNSS source.
     public mutating func handle(_ status: GNSSSourceStatus) {
         log(status.isProblem ? .warning : .info, "gnss: \(status)")
+        // A replay that ended is not an outage: nothing is predicted after its last fix.
+        if case .finished = status { sourceFinished = true }
         if let health = GNSSHealth.of(status) { updateHealth(health) }
     }
 

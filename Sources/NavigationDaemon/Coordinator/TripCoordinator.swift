@@ -119,6 +119,8 @@ public struct TripCoordinator: Sendable {
     var lastRejection: FixRejection?
     /// The trip state last published from a prediction, during an outage.
     var predicted: NavigatingState?
+    /// Set when the source reported the end of its input (a replay): no outage to predict through.
+    var sourceFinished = false
     public internal(set) var gnssHealth = GNSSHealth(status: .lost, detail: "waiting for the first fix")
     var gate: RerouteGate
     var lastRerouteDecision: String?
