@@ -23,6 +23,11 @@ public final class SerialNMEASource: Sendable {
     /// Seconds spent listening at each rate while detecting the baud rate.
     let detectionWindow: Double
 
+    /// Seconds without a byte after which the epoch in progress is complete (``NMEAEpochAssembler/flush()``):
+    /// longer than any pause inside a receiver's burst at 4800 baud (a sentence takes 0.17 s), shorter than the
+    /// pause between bursts of a 1-5 Hz receiver. A 10 Hz receiver never pauses that long; its cycle is learned.
+    static let quietEndsEpoch = 0.2
+
     /// Rates tried when `baud` is 0, most common first.
     public static let candidateBaudRates = [9600, 4800, 38400, 115200, 19200, 57600, 230400]
 
@@ -103,13 +108,21 @@ public final class SerialNMEASource: Sendable {
             backoff.reset()
             var buffer = [UInt8](repeating: 0, count: 4096)
             var gone = false
+            var lastBytesAt = monotonicSeconds()
             while !stopFlag.isSet, !gone {
-                let count = buffer.withUnsafeMutableBytes { backend.read($0, timeoutMilliseconds: 100) }
+                let count = buffer.withUnsafeMutableBytes { backend.read($0, timeoutMilliseconds: 50) }
                 guard let count else {
                     gone = true
                     break
                 }
-                guard count > 0 else { continue }
+                guard count > 0 else {
+                    // Quiet after a burst: the epoch is complete even if its cycle is not learned yet.
+                    if assembler.hasPendingEpoch, monotonicSeconds() - lastBytesAt >= Self.quietEndsEpoch {
+                        for reading in assembler.flush() { feed.yield(reading) }
+                    }
+                    continue
+                }
+                lastBytesAt = monotonicSeconds()
                 for reading in assembler.append(buffer[0..<count]) { feed.yield(reading) }
                 if assembler.statistics != lastStatistics {
                     lastStatistics = assembler.statistics

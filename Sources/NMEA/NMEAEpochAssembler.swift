@@ -114,6 +114,22 @@ public struct NMEAEpochAssembler: Sendable {
         return feed(sentence)
     }
 
+    /// The receiver has gone quiet (a live source saw no bytes for a while): the epoch in progress is complete.
+    /// Its reading leaves now, and its last sentence is learned as the end of the cycle. A receiver that sends
+    /// its epoch in one burst once a second is then on time from its first epoch, and one whose cycle varies
+    /// waits for the quiet after its burst rather than for the next epoch. Sentences of the same epoch that still
+    /// come join it without a second reading.
+    public mutating func flush() -> [GNSSReading] {
+        guard epoch.sawTimedSentence, !epoch.emitted else { return [] }
+        var readings: [GNSSReading] = []
+        if let mark = epoch.lastMark { cycleEnd = mark }
+        closeEpoch(into: &readings, learning: false)
+        return readings
+    }
+
+    /// True while an epoch has sentences whose reading has not left yet.
+    public var hasPendingEpoch: Bool { epoch.sawTimedSentence && !epoch.emitted }
+
     /// Ends the input: the last epoch, if it had no position, is reported as no fix.
     public mutating func finish() -> [GNSSReading] {
         var readings: [GNSSReading] = []

@@ -74,6 +74,23 @@ struct SerialSourceTests {
         }
     }
 
+    /// A receiver's first epoch leaves once the line goes quiet after it, without waiting for a second epoch.
+    @Test func theFirstEpochLeavesWhenTheLineGoesQuiet() async throws {
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }, "\(recorder.statuses)")
+        try await Task.sleep(for: .milliseconds(200))
+        let writer = try PtyWriter(path: pty.feeder)
+        let lines = try Self.driveLines()
+        let written = Date()
+        writer.write(lines[0] + lines[1])
+        #expect(await recorder.wait(seconds: 2) { $0.fixes.count == 1 }, "\(recorder.fixes.count) fixes")
+        print("serial: a lone first epoch left \(String(format: "%.2f", Date().timeIntervalSince(written))) s after it was written")
+    }
+
     /// The silence watchdog every source has: a serial receiver that stops talking is reported lost, and back.
     @Test func aSilentReceiverIsReportedLostAndBack() async throws {
         let pty = try await PtyPair()

@@ -281,6 +281,23 @@ struct NMEACycleTests {
         #expect(times == (10...14).map { "1998-09-13T08:18:\($0).000Z" })
     }
 
+    /// A live source tells the assembler when the receiver went quiet: the first epoch leaves then, not one
+    /// epoch late, and teaches the cycle.
+    @Test func quietAfterABurstEndsTheEpoch() {
+        let epochs = Self.epochs(.rmcThenGGA, rate: 1)
+        var assembler = NMEAEpochAssembler(rollover: .none)
+        var readings = epochs[0].flatMap { assembler.append(Array(($0 + "\r\n").utf8)) }
+        #expect(readings.isEmpty, "the first epoch's end is not known yet")
+        #expect(assembler.hasPendingEpoch)
+        readings = assembler.flush()
+        #expect(readings.compactMap(\.fix).count == 1)
+        #expect(!assembler.hasPendingEpoch)
+        #expect(assembler.flush().isEmpty, "nothing twice")
+        // The next epoch leaves at its GGA, the end learned from the quiet.
+        #expect(assembler.append(Array((epochs[1][0] + "\r\n").utf8)).isEmpty)
+        #expect(assembler.append(Array((epochs[1][1] + "\r\n").utf8)).compactMap(\.fix).count == 1)
+    }
+
     @Test func anEpochWithoutAPositionIsOneNoFix() {
         let lines = (0..<4).flatMap { t in
             [sentence("GPRMC,08181\(t),V,,,,,,,130998,,,N"), sentence("GPGGA,08181\(t),,,,,0,00,,,M,,M,,")]
