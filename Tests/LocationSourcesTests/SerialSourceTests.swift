@@ -39,6 +39,27 @@ struct SerialSourceTests {
         }
     }
 
+    /// A serial source reading a fresh pty pair, started; the test stops it.
+    final class RunningSource: @unchecked Sendable {
+        let pty: PtyPair
+        let source: SerialNMEASource
+        let recorder: FeedRecorder
+
+        init(baud: Int = 9600) async throws {
+            pty = try await PtyPair()
+            source = SerialNMEASource(path: pty.device, baud: baud, rollover: .none)
+            recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+            source.start()
+        }
+
+        /// Waits until the source has opened the device.
+        func connected() async -> Bool {
+            await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }
+        }
+
+        func stop() { source.stop() }
+    }
+
     static func driveLines() throws -> [String] {
         let drive = try Fixtures.helsinkiDrive()
         defer { try? FileManager.default.removeItem(at: drive) }
@@ -46,12 +67,10 @@ struct SerialSourceTests {
     }
 
     @Test func nmeaWrittenIntoAPtyArrivesAsFixes() async throws {
-        let pty = try await PtyPair()
-        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
-        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
-        source.start()
-        defer { source.stop() }
-        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }, "\(recorder.statuses)")
+        let running = try await RunningSource()
+        defer { running.stop() }
+        let (pty, recorder) = (running.pty, running.recorder)
+        #expect(await running.connected(), "\(recorder.statuses)")
         let writer = try PtyWriter(path: pty.feeder)
         let lines = try Self.driveLines()
         for line in lines.prefix(20) {
@@ -76,12 +95,10 @@ struct SerialSourceTests {
 
     /// A receiver's first epoch leaves once the line goes quiet after it, without waiting for a second epoch.
     @Test func theFirstEpochLeavesWhenTheLineGoesQuiet() async throws {
-        let pty = try await PtyPair()
-        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
-        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
-        source.start()
-        defer { source.stop() }
-        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }, "\(recorder.statuses)")
+        let running = try await RunningSource()
+        defer { running.stop() }
+        let (pty, recorder) = (running.pty, running.recorder)
+        #expect(await running.connected(), "\(recorder.statuses)")
         try await Task.sleep(for: .milliseconds(200))
         let writer = try PtyWriter(path: pty.feeder)
         let lines = try Self.driveLines()
@@ -93,13 +110,11 @@ struct SerialSourceTests {
 
     /// The silence watchdog every source has: a serial receiver that stops talking is reported lost, and back.
     @Test func aSilentReceiverIsReportedLostAndBack() async throws {
-        let pty = try await PtyPair()
-        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
-        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        let running = try await RunningSource()
+        defer { running.stop() }
+        let (pty, source, recorder) = (running.pty, running.source, running.recorder)
         let watchdog = Task { await source.feed.watchSilence(timeout: 1.0) }
         defer { watchdog.cancel() }
-        source.start()
-        defer { source.stop() }
         let writer = try PtyWriter(path: pty.feeder)
         let lines = try Self.driveLines()
         for line in lines.prefix(10) {
@@ -117,12 +132,10 @@ struct SerialSourceTests {
     }
 
     @Test func garbageAndBadChecksumsAreDroppedAndCounted() async throws {
-        let pty = try await PtyPair()
-        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
-        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
-        source.start()
-        defer { source.stop() }
-        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } })
+        let running = try await RunningSource()
+        defer { running.stop() }
+        let (pty, source, recorder) = (running.pty, running.source, running.recorder)
+        #expect(await running.connected(), "\(recorder.statuses)")
         let writer = try PtyWriter(path: pty.feeder)
         let lines = try Self.driveLines()
         for (i, line) in lines.prefix(10).enumerated() {
@@ -140,13 +153,11 @@ struct SerialSourceTests {
     }
 
     @Test func aPtyThatDisappearsAndComesBackIsReconnected() async throws {
-        let pty = try await PtyPair()
-        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none)
-        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
-        source.start()
-        defer { source.stop() }
+        let running = try await RunningSource()
+        defer { running.stop() }
+        let (pty, recorder) = (running.pty, running.recorder)
         let lines = try Self.driveLines()
-        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } })
+        #expect(await running.connected(), "\(recorder.statuses)")
         var writer: PtyWriter? = try PtyWriter(path: pty.feeder)
         for line in lines.prefix(6) { writer?.write(line) }
         #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= 2 })
