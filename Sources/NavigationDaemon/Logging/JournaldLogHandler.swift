@@ -36,18 +36,48 @@ public struct JournaldLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        let line = Self.line(
+            level: event.level, message: event.message.description, metadata: merged.mapValues { "\($0)" }, format: format, time: Date())
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// One log line, ending in a newline and containing no other: journald reads a priority prefix at the start of
+    /// every line, so a newline inside a message or a metadata value (a client's text, a server's error) would
+    /// start a line of its own without one, at the default priority. Control characters are written escaped
+    /// (`\n`, `\r`, `\t`, `\u{1b}`); a value with a space, a quote or an equals sign is quoted.
+    static func line(level: Logger.Level, message: String, metadata: [String: String], format: NavdConfig.Logging.Format, time: Date) -> String {
         var line = ""
         switch format {
-        case .journald: line = "<\(Self.priority(event.level))>"
-        case .plain: line = "\(ISO8601Timestamp.format(Date())) \(event.level.rawValue) "
+        case .journald: line = "<\(Self.priority(level))>"
+        case .plain: line = "\(ISO8601Timestamp.format(time)) \(level.rawValue) "
         }
-        line += event.message.description.replacingOccurrences(of: "\n", with: " ")
-        for key in merged.keys.sorted() {
-            let value = "\(merged[key]!)"
-            line += " \(key)=" + (value.contains(" ") || value.isEmpty ? "\"\(value)\"" : value)
+        line += escaped(message)
+        for key in metadata.keys.sorted() {
+            let value = escaped(metadata[key]!)
+            let quoted = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" }
+            line += " \(escaped(key))=" + (quoted ? "\"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"" : value)
         }
-        line += "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        return line + "\n"
+    }
+
+    /// `text` without control characters: newline, carriage return and tab as `\n`, `\r`, `\t`, others as `\u{..}`.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
     }
 
     /// syslog priorities (sd-daemon(3)).
