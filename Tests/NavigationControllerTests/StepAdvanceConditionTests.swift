@@ -97,6 +97,15 @@ struct ControllerConfigTests {
         #expect(decoded.courseFiltering == .snapToRoute)
     }
 
+    @Test func speedAdaptiveAloneTakesItsDefaults() throws {
+        let config = try JSONDecoder().decode(NavigationControllerConfig.self, from: Data(#"{"promptTiming": "speedAdaptive"}"#.utf8))
+        guard case .speedAdaptive(let reference, let minimum, let maximum) = config.promptTiming else {
+            Issue.record("expected speed-adaptive timing")
+            return
+        }
+        #expect(reference == 13.9 && minimum == 0.6 && maximum == 2)
+    }
+
     @Test func aPartialDocumentKeepsDefaults() throws {
         let json = #"""
             {"arrival": {"distanceToEndOfStep": {"distance": 12, "minimumHorizontalAccuracy": 20}},
@@ -129,6 +138,11 @@ struct ControllerConfigTests {
         (#"{"deviationTracking": "sometimes"}"#, "unknown value 'sometimes'"),
         (#"{"deviationTracking": {"staticThreshold": {"exitDistance": 40}}}"#, "would flap"),
         (#"{"courseFiltering": "smooth"}"#, "smooth"),
+        // A malformed speed-adaptive timing is an error, never the defaults in disguise.
+        (#"{"promptTiming": {"speedAdaptive": {"referenceSpeed": "fast"}}}"#, "referenceSpeed"),
+        (#"{"promptTiming": {"speedAdaptive": {"referenceSpeeed": 10}}}"#, "unknown key 'referenceSpeeed'"),
+        (#"{"promptTiming": {"speedAdaptive": {"minimumFactor": 3, "maximumFactor": 2}}}"#, "minimumFactor <= maximumFactor"),
+        (#"{"promptTiming": {"speedAdaptive": 5}}"#, "speedAdaptive"),
     ])
     func badDocumentsSayWhatIsWrong(json: String, message: String) {
         #expect {

@@ -67,6 +67,7 @@ import Testing
         Bad(text: "[logging]\nlevel = \"loud\"", key: "logging.level", says: "not one of"),
         Bad(text: "[gnss]\nsource = \"replay\"", key: "gnss.replay", says: "required"),
         Bad(text: "[controller]\nstepAdvance = { teleport = {} }", key: "controller", says: "stepAdvance"),
+        Bad(text: "[controller]\npromptTiming = { speedAdaptive = { referenceSpeed = \"fast\" } }", key: "controller", says: "referenceSpeed"),
         Bad(text: "gnss = 5", key: "gnss", says: "must be a table"),
         Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
     ]

@@ -192,8 +192,28 @@ extension PromptTiming: Codable {
         case "unchanged": self = .unchanged
         case "scaleSpoken": self = .scaleSpoken(factor: try container!.decode(Double.self, forKey: TagKey(name)))
         default:
-            let p = (try? container?.decode(SpeedAdaptive.self, forKey: TagKey(name))) ?? SpeedAdaptive()
-            self = .speedAdaptive(referenceSpeed: p.referenceSpeed ?? 13.9, minimumFactor: p.minimumFactor ?? 0.6, maximumFactor: p.maximumFactor ?? 2)
+            // "speedAdaptive" alone takes the defaults; an object is read strictly (a typo or a wrong type is an
+            // error, not the defaults in disguise).
+            var p = SpeedAdaptive()
+            if let container {
+                let keys = try container.nestedContainer(keyedBy: TagKey.self, forKey: TagKey(name)).allKeys.map(\.stringValue)
+                let known = ["referenceSpeed", "minimumFactor", "maximumFactor"]
+                if let unknown = keys.first(where: { !known.contains($0) }) {
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath + [TagKey(name)],
+                            debugDescription: "unknown key '\(unknown)' (expected \(known.joined(separator: ", ")))"))
+                }
+                p = try container.decode(SpeedAdaptive.self, forKey: TagKey(name))
+            }
+            let reference = p.referenceSpeed ?? 13.9, minimum = p.minimumFactor ?? 0.6, maximum = p.maximumFactor ?? 2
+            guard reference > 0, minimum > 0, minimum <= maximum else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath + [TagKey(name)],
+                        debugDescription: "needs referenceSpeed > 0 and 0 < minimumFactor <= maximumFactor (got \(reference), \(minimum), \(maximum))"))
+            }
+            self = .speedAdaptive(referenceSpeed: reference, minimumFactor: minimum, maximumFactor: maximum)
         }
     }
 
