@@ -57,6 +57,28 @@ struct LifecycleTests {
         #expect(aside.count == 1)
     }
 
+    /// A second navd started on a socket a running navd serves refuses, and leaves the socket and journal alone.
+    @Test func aSecondNavdOnTheSameSocketRefusesAndTakesNothingOver() throws {
+        let navd = try NavdInstance(sections: Self.simulatedConfig(valhalla: try Engines.valhallaURL()))
+        try navd.start()
+        let journal = Data(#"{"version":1,"routeId":"#.utf8)
+        try journal.write(to: URL(fileURLWithPath: navd.journalPath))
+        let second = try ExternalProcess(try NavdInstance.binary(), ["--config", navd.configPath])
+        let status = second.waitForExit(timeout: 10)
+        #expect(status != nil && status != 0, "the second navd did not refuse: \(second.output)")
+        #expect(second.output.contains("another process already serves \(navd.socketPath)"), "\(second.output)")
+        // The first navd still serves its socket, and the journal the second would have moved aside is untouched.
+        let client = try navd.connect()
+        #expect(client.next(timeout: 5)?.type == "hello")
+        #expect(FileManager.default.contents(atPath: navd.journalPath) == journal)
+        // A stale socket file (nothing serves it) is no reason to refuse: navd replaces it.
+        navd.process?.stop(signal: SIGKILL)
+        #expect(FileManager.default.fileExists(atPath: navd.socketPath), "a killed navd leaves its socket file")
+        try FileManager.default.removeItem(atPath: navd.journalPath)
+        try navd.start()
+        #expect(try navd.connect().next(timeout: 5)?.type == "hello")
+    }
+
     @Test func checkConfigNamesTheFileAndKeyAndExitsOne() throws {
         let file = "/tmp/navd-bad-\(UUID().uuidString.prefix(8)).toml"
         try "[routing]\nengine = \"bing\"\n[socket]\nmode = \"rw\"\n".write(toFile: file, atomically: true, encoding: .utf8)

@@ -23,6 +23,13 @@ public enum NavdDaemon {
         let notifier = SystemdNotifier()
         let readiness = Readiness(notifier: notifier)
         let startedAt = Date()
+        // Before anything is touched (the journal, the socket file): a second navd with the same socket must not take
+        // it over from the one serving it (binding would remove the live socket's file) nor rewrite its journal.
+        if SocketServer.isServed(config.socket.path) {
+            throw StartupError(
+                description: "another process already serves \(config.socket.path) (is navd already running?); "
+                    + "this navd exits without touching that socket or the trip journal")
+        }
 
         let journal = config.journal.path.isEmpty ? nil : TripJournal(path: config.journal.path)
         var resume: TripJournalRecord?

@@ -79,6 +79,26 @@ public final class SocketServer: Service, Sendable {
         logger.info("socket closed", metadata: ["socket": "\(path)"])
     }
 
+    /// True when something accepts connections at `path` (a running navd); false for no file or a stale one (a
+    /// killed navd's socket file refuses connections, and binding replaces it).
+    public static func isServed(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0
+    }
+
     private func applyOwnership(_ path: String) throws {
         if !settings.group.isEmpty {
             let gid: gid_t
