@@ -5,8 +5,10 @@ public struct RouteFetchError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The request could not be built (bad base URL, bad coordinate).
         case invalidRequest
-        /// No connection: refused, unreachable, reset.
+        /// No connection: refused, unreachable.
         case connectionFailed
+        /// Connected, but the connection broke before the answer was complete (reset, closed mid-answer).
+        case connectionLost
         /// No complete answer within the configured time.
         case timedOut
         /// The caller cancelled the request.
@@ -38,7 +40,7 @@ public struct RouteFetchError: Error, Sendable, CustomStringConvertible {
     /// True for failures that may pass (connection refused, timeout, HTTP 5xx, 429): worth retrying with backoff.
     public var isRetryable: Bool {
         switch kind {
-        case .connectionFailed, .timedOut: true
+        case .connectionFailed, .connectionLost, .timedOut: true
         case .httpStatus(let status): status >= 500 || status == 429 || status == 408
         default: false
         }
@@ -48,6 +50,7 @@ public struct RouteFetchError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .invalidRequest: "cannot build a request for \(server): \(detail)"
         case .connectionFailed: "cannot connect to routing server \(server): \(detail)"
+        case .connectionLost: "the connection to routing server \(server) broke before its answer was complete: \(detail)"
         case .timedOut: "routing server \(server) did not answer in time (\(detail))"
         case .cancelled: "the request to \(server) was cancelled"
         case .httpStatus(let status): "routing server \(server) answered HTTP \(status): \(detail)"

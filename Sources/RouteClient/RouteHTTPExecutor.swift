@@ -54,9 +54,11 @@ public final class RouteHTTPExecutor: Sendable {
         request.method = spec.method == .get ? .GET : .POST
         for (name, value) in spec.headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
         if let body = spec.body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        var answering = false
         do {
             try Task.checkCancellation()
             let response = try await client.execute(request, timeout: .init(configuration.totalTimeout))
+            answering = true
             let expected = response.headers.first(name: "content-length").flatMap(Int.init)
             if let expected, expected > configuration.maximumResponseSize {
                 throw RouteFetchError(
@@ -66,11 +68,12 @@ public final class RouteHTTPExecutor: Sendable {
             let buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
             return Response(status: Int(response.status.code), body: Data(buffer.readableBytesView))
         } catch {
-            throw classify(error, server: server)
+            throw classify(error, server: server, answering: answering)
         }
     }
 
-    private func classify(_ error: any Error, server: String) -> RouteFetchError {
+    /// `answering`: the response head had arrived, so any connection error broke an answer in progress.
+    private func classify(_ error: any Error, server: String, answering: Bool) -> RouteFetchError {
         if let error = error as? RouteFetchError { return error }
         if error is CancellationError || Task.isCancelled {
             return RouteFetchError(server: server, kind: .cancelled, detail: "cancelled")
@@ -96,6 +99,9 @@ public final class RouteHTTPExecutor: Sendable {
         if let error = error as? ChannelError, case .connectTimeout = error {
             return RouteFetchError(server: server, kind: .timedOut, detail: "no connection within \(configuration.connectTimeout)")
         }
+        if answering || (error as? HTTPClientError) == .remoteConnectionClosed || "\(error)".contains("Connection reset") {
+            return RouteFetchError(server: server, kind: .connectionLost, detail: Self.readable(error))
+        }
         return RouteFetchError(server: server, kind: .connectionFailed, detail: Self.readable(error))
     }
 
@@ -106,7 +112,7 @@ public final class RouteHTTPExecutor: Sendable {
             return "connection refused (is the routing engine running?)"
         }
         if text.contains("Connection reset") { return "connection reset by the server" }
-        if text.contains("remoteConnectionClosed") { return "the server closed the connection before answering" }
+        if text.contains("remoteConnectionClosed") { return "the server closed the connection" }
         return text
     }
 }

@@ -112,6 +112,17 @@ struct HTTPExecutorTests {
         #expect(error.detail.contains("not valid JSON"))
     }
 
+    /// The engine accepted the connection and began answering, then the connection broke: not "cannot connect".
+    @Test func anAnswerCutInTheMiddleIsAConnectionLost() async throws {
+        let body = try RepoPaths.routeFixture("helsinki_osrm_plain")
+        let (result, _) = try await fetch(.cutMidAnswer(body: body, sent: 2000), engine: { .osrm(baseURL: $0) })
+        let error = try failure(result)
+        #expect(error.kind == .connectionLost, "\(error)")
+        #expect(error.isRetryable)
+        #expect(error.description.contains("connection to routing server") && error.description.contains("broke"), "\(error)")
+        #expect(!error.description.contains("cannot connect"))
+    }
+
     @Test func aResponseOverTheSizeLimitIsRefused() async throws {
         let big = Data(repeating: UInt8(ascii: " "), count: 300_000)
         let (result, _) = try await fetch(

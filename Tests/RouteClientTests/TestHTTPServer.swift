@@ -10,6 +10,9 @@ final class TestHTTPServer: Sendable {
         case respond(status: Int, contentType: String, body: Data)
         /// Read the request and never answer.
         case hang
+        /// Send the head (announcing `body.count` bytes) and the first `sent` bytes of `body`, then close the
+        /// connection: an answer cut in the middle.
+        case cutMidAnswer(body: Data, sent: Int)
     }
 
     /// What the server received.
@@ -99,6 +102,15 @@ final class TestHTTPServer: Sendable {
                         method: head.method.rawValue, uri: head.uri,
                         headers: Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a }),
                         body: body))
+                if case .cutMidAnswer(let full, let sent) = behavior {
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Content-Type", value: "application/json")
+                    headers.add(name: "Content-Length", value: String(full.count))
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: full.prefix(sent))))), promise: nil)
+                    context.close(promise: nil)
+                    return
+                }
                 guard case .respond(let status, let contentType, let responseBody) = behavior else { return }
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: contentType)

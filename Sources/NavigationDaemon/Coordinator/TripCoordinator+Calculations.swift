@@ -162,6 +162,7 @@ extension TripCoordinator {
         switch error.kind {
         case .invalidRequest: code = "invalid_request"
         case .connectionFailed: code = "connection_failed"
+        case .connectionLost: code = "connection_lost"
         case .timedOut: code = "timed_out"
         case .cancelled: code = "cancelled"
         case .httpStatus(let status): code = "http_\(status)"
