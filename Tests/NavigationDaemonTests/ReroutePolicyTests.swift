@@ -49,8 +49,45 @@ import Testing
         #expect(gate.decide(time: Self.t0.addingTimeInterval(11), coordinate: near, inFlight: false).name == "waiting_for_movement")
         let far = Geodesy.destination(from: Self.here, distance: 40, bearing: 90)
         #expect(gate.decide(time: Self.t0.addingTimeInterval(11), coordinate: far, inFlight: false) == .request)
-        gate.forgetRequest()
-        #expect(gate.decide(time: Self.t0.addingTimeInterval(1), coordinate: Self.here, inFlight: false) == .request, "a failed request does not hold the gate")
+        // An answer that came when the vehicle was back on the route frees the gate at once.
+        gate.recordRequest(time: Self.t0.addingTimeInterval(11), coordinate: far)
+        gate.recordUnneeded(time: Self.t0.addingTimeInterval(12))
+        #expect(gate.decide(time: Self.t0.addingTimeInterval(13), coordinate: far, inFlight: false) == .request)
+    }
+
+    /// A failing engine gets requests 2, 4, 8 ... 60 s apart, never back to back, and its failures count as a loop.
+    @Test func failuresBackOffAndCountTowardALoop() {
+        var settings = NavdConfig.Reroute()
+        settings.cooldown = 0
+        settings.minimumMovement = 0
+        settings.loopCount = 4
+        settings.loopWindow = 120
+        settings.loopBackoff = 300
+        var gate = RerouteGate(settings: settings)
+        var time = Self.t0
+        var waits: [Double] = []
+        for _ in 0..<3 {
+            #expect(gate.decide(time: time, coordinate: Self.here, inFlight: false) == .request)
+            gate.recordRequest(time: time, coordinate: Self.here)
+            gate.recordFailure(time: time + 1)
+            // Ask every second until allowed again.
+            var next = time + 1
+            while gate.decide(time: next, coordinate: Self.here, inFlight: false) != .request, next < time + 100 { next += 1 }
+            waits.append(next.timeIntervalSince(time + 1))
+            time = next
+        }
+        #expect(waits == [2, 4, 8], "\(waits)")
+        #expect(gate.failureBackoff == 8)
+        // The fourth failure within the window is a loop: rerouting pauses.
+        gate.recordRequest(time: time, coordinate: Self.here)
+        gate.recordFailure(time: time + 1)
+        #expect(gate.decide(time: time + 20, coordinate: Self.here, inFlight: false).name == "loop_detected")
+        // A success ends the streak.
+        var fresh = RerouteGate(settings: settings)
+        fresh.recordFailure(time: Self.t0)
+        fresh.recordApplied(time: Self.t0 + 1)
+        #expect(fresh.failureBackoff == 0)
+        #expect(fresh.decide(time: Self.t0 + 1, coordinate: Self.here, inFlight: false) == .request)
     }
 
     @Test func aLoopBacksOffThenRerouteResumes() {

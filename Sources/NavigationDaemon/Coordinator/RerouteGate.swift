@@ -4,9 +4,16 @@ import NavigationCore
 /// Decides whether an off-route vehicle may request a reroute now. Pure: time comes from the fixes.
 ///
 /// A request needs: none in flight; `cooldown` seconds since the previous request; `minimumMovement` metres
-/// driven since it; and no reroute loop. A loop is `loopCount` reroutes applied within `loopWindow` seconds:
-/// then rerouting stops for `loopBackoff` seconds, so a vehicle that keeps leaving the route (a wrong map, a
-/// closed road the engine does not know) does not hammer the server and flood clients with routes.
+/// driven since it; after failures, a backoff; and no reroute loop.
+///
+/// - **Failures back off**: a reroute that failed (after the runner's own attempts) or whose answer was unusable
+///   (its first maneuver already behind the vehicle: the engine was too slow) makes the next request wait
+///   `max(cooldown, 2 s)`, doubling with each failure in a row up to 60 s, so a slow or failing engine never gets
+///   back-to-back requests. An applied reroute ends the streak. A reroute refused because the vehicle is back on
+///   the route is no failure of the engine: it does not back off.
+/// - **Loops**: `loopCount` reroutes that ended within `loopWindow` seconds, applied, failed or refused alike,
+///   stop rerouting for `loopBackoff` seconds, so a vehicle that keeps leaving the route (a wrong map, a closed
+///   road the engine does not know) or an engine that keeps failing does not hammer the server and flood clients.
 public struct RerouteGate: Sendable, Equatable {
     public enum Decision: Equatable, Sendable {
         case request
@@ -33,8 +40,11 @@ public struct RerouteGate: Sendable, Equatable {
     public var settings: NavdConfig.Reroute
     /// When and where the last reroute was requested.
     public private(set) var lastRequest: (time: Date, coordinate: GeographicCoordinate)?
-    /// Times reroutes were applied, within the loop window.
-    public private(set) var applied: [Date] = []
+    /// Times reroutes ended (applied, failed or refused), within the loop window.
+    public private(set) var ended: [Date] = []
+    /// Failed or unusable reroutes in a row, and when the last one ended.
+    public private(set) var failureStreak = 0
+    public private(set) var lastFailure: Date?
     public private(set) var backoffUntil: Date?
 
     public init(settings: NavdConfig.Reroute) {
@@ -42,7 +52,8 @@ public struct RerouteGate: Sendable, Equatable {
     }
 
     public static func == (a: RerouteGate, b: RerouteGate) -> Bool {
-        a.lastRequest?.time == b.lastRequest?.time && a.applied == b.applied && a.backoffUntil == b.backoffUntil
+        a.lastRequest?.time == b.lastRequest?.time && a.ended == b.ended && a.backoffUntil == b.backoffUntil
+            && a.failureStreak == b.failureStreak && a.lastFailure == b.lastFailure
     }
 
     /// What to do for an off-route fix at `time` (the fix's timestamp) and `coordinate`.
@@ -50,14 +61,19 @@ public struct RerouteGate: Sendable, Equatable {
         if let until = backoffUntil {
             if time < until { return .loopBackoff(until: until) }
             backoffUntil = nil
-            applied.removeAll()
+            ended.removeAll()
         }
         if inFlight { return .inFlight }
-        applied.removeAll { time.timeIntervalSince($0) > settings.loopWindow }
-        if applied.count >= settings.loopCount {
+        ended.removeAll { time.timeIntervalSince($0) > settings.loopWindow }
+        if ended.count >= settings.loopCount {
             let until = time.addingTimeInterval(settings.loopBackoff)
             backoffUntil = until
             return .loopDetected(until: until)
+        }
+        if let failed = lastFailure {
+            let wait = failureBackoff
+            let elapsed = time.timeIntervalSince(failed)
+            if elapsed < wait { return .cooldown(remaining: wait - elapsed) }
         }
         if let last = lastRequest {
             let elapsed = time.timeIntervalSince(last.time)
@@ -72,19 +88,41 @@ public struct RerouteGate: Sendable, Equatable {
         lastRequest = (time, coordinate)
     }
 
-    /// A failed or rejected request does not count against the cooldown: the next off-route fix may retry.
-    public mutating func forgetRequest() {
+    /// Seconds to wait after the last failure: `max(cooldown, 2 s)` doubled per further failure in a row, at most 60 s.
+    public var failureBackoff: Double {
+        guard failureStreak > 0 else { return 0 }
+        return min(Self.maximumFailureBackoff, max(settings.cooldown, 2) * pow(2, Double(failureStreak - 1)))
+    }
+
+    static let maximumFailureBackoff = 60.0
+
+    /// The reroute failed, or its answer could not be used: back off, and count it toward loop detection. The
+    /// next request need not wait for movement (the vehicle may be standing off the route).
+    public mutating func recordFailure(time: Date) {
         lastRequest = nil
+        ended.append(time)
+        failureStreak += 1
+        lastFailure = time
+    }
+
+    /// The answer came but the vehicle is back on the route: counted toward loop detection, no backoff.
+    public mutating func recordUnneeded(time: Date) {
+        lastRequest = nil
+        ended.append(time)
     }
 
     public mutating func recordApplied(time: Date) {
-        applied.append(time)
+        ended.append(time)
+        failureStreak = 0
+        lastFailure = nil
     }
 
     /// A new trip starts with a clean slate.
     public mutating func reset() {
         lastRequest = nil
-        applied.removeAll()
+        ended.removeAll()
         backoffUntil = nil
+        failureStreak = 0
+        lastFailure = nil
     }
 }

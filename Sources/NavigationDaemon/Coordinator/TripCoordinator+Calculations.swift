@@ -88,7 +88,7 @@ extension TripCoordinator {
         ]
         switch result {
         case .failure(let error):
-            if calculation.purpose == .reroute { gate.forgetRequest() }
+            if calculation.purpose == .reroute { gate.recordFailure(time: lastFix?.location.timestamp ?? now) }
             fields["status"] = "failed"
             fields["error"] = Self.errorFields(error)
             publish(.routeCalculation, fields)

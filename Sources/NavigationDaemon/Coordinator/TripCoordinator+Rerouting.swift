@@ -71,20 +71,20 @@ extension TripCoordinator {
         startCalculation(purpose: .reroute, waypoints: remaining, options: current.options, origin: predictedOrigin(fix.location), now: fix.location.timestamp)
     }
 
-    /// Why a reroute result must not replace the active route, or nil when it may. Rejections free the gate so
-    /// the next off-route fix can ask again.
+    /// Why a reroute result must not replace the active route, or nil when it may. A rejection counts toward loop
+    /// detection; an unusable answer also backs the next request off (``RerouteGate``).
     mutating func rerouteRejection(_ route: Route, calculation: Calculation) -> (reason: String?, controller: NavigationController?) {
         guard let current = trip, calculation.generation == generation else { return ("the trip has ended", nil) }
         guard let state = current.state.navigating else { return ("the trip is not navigating", nil) }
         if settings.reroute.accept == .ifStillOffRoute, !state.deviation.isOffRoute {
-            gate.forgetRequest()
+            gate.recordUnneeded(time: lastFix?.location.timestamp ?? calculation.startedAt)
             return ("the vehicle is back on the route", nil)
         }
         guard let controller = try? NavigationController(route: route, config: settings.controller) else {
             return ("the new route has no steps", nil)
         }
         if let fix = lastFix, let probe = controller.initialState(for: fix.location).navigating, probe.stepIndex > 0 {
-            gate.forgetRequest()
+            gate.recordFailure(time: fix.location.timestamp)
             return ("its first maneuver is already behind the vehicle", nil)
         }
         return (nil, controller)
