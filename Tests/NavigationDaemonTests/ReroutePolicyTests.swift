@@ -55,14 +55,20 @@ import Testing
         #expect(gate.decide(time: Self.t0.addingTimeInterval(13), coordinate: far, inFlight: false) == .request)
     }
 
-    /// A failing engine gets requests 2, 4, 8 ... 60 s apart, never back to back, and its failures count as a loop.
-    @Test func failuresBackOffAndCountTowardALoop() {
+    /// Loop settings with neither cooldown nor movement in the way.
+    static func loopSettings(count: Int, window: Double, backoff: Double) -> NavdConfig.Reroute {
         var settings = NavdConfig.Reroute()
         settings.cooldown = 0
         settings.minimumMovement = 0
-        settings.loopCount = 4
-        settings.loopWindow = 120
-        settings.loopBackoff = 300
+        settings.loopCount = count
+        settings.loopWindow = window
+        settings.loopBackoff = backoff
+        return settings
+    }
+
+    /// A failing engine gets requests 2, 4, 8 ... 60 s apart, never back to back, and its failures count as a loop.
+    @Test func failuresBackOffAndCountTowardALoop() {
+        let settings = Self.loopSettings(count: 4, window: 120, backoff: 300)
         var gate = RerouteGate(settings: settings)
         var time = Self.t0
         var waits: [Double] = []
@@ -91,13 +97,7 @@ import Testing
     }
 
     @Test func aLoopBacksOffThenRerouteResumes() {
-        var settings = NavdConfig.Reroute()
-        settings.loopCount = 2
-        settings.loopWindow = 60
-        settings.loopBackoff = 100
-        settings.cooldown = 0
-        settings.minimumMovement = 0
-        var gate = RerouteGate(settings: settings)
+        var gate = RerouteGate(settings: Self.loopSettings(count: 2, window: 60, backoff: 100))
         gate.recordApplied(time: Self.t0)
         gate.recordApplied(time: Self.t0.addingTimeInterval(20))
         let detected = gate.decide(time: Self.t0.addingTimeInterval(30), coordinate: Self.here, inFlight: false)
