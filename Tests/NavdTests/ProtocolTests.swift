@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NavigationCore
 import Testing
 import TestSupport
@@ -118,6 +119,28 @@ struct ProtocolTests {
         let answers = lines.filter { ["hello", "error", "reply"].contains($0.type ?? "") }
             .map { "\($0.type ?? "")/\($0["code"]?.stringValue ?? $0["id"]?.stringValue ?? "")" }
         #expect(answers == ["hello/", "error/invalid_json", "error/not_authorized", "reply/s"], "\(answers)")
+    }
+
+    /// 40 clients connecting at the same moment to a navd with room for 5: exactly 5 are admitted, whatever the race.
+    @Test func maxClientsHoldsUnderSimultaneousConnections() throws {
+        let navd = try Self.navd(extraSocket: "max_clients = 5")
+        try navd.start()
+        let firsts = Mutex<[String]>([])
+        let clients = Mutex<[SocketClient]>([])
+        DispatchQueue.concurrentPerform(iterations: 40) { _ in
+            guard let client = try? SocketClient(path: navd.socketPath) else { return }
+            clients.withLock { $0.append(client) }
+            let first = client.next(timeout: 5)
+            let kind = first?.type == "error" ? "error:\(first?["message"]?.stringValue ?? "")" : first?.type ?? "nothing"
+            firsts.withLock { $0.append(kind) }
+        }
+        let kinds = firsts.withLock { $0 }
+        #expect(kinds.filter { $0 == "hello" }.count == 5, "\(Dictionary(grouping: kinds, by: { $0 }).mapValues(\.count))")
+        #expect(kinds.filter { $0.hasPrefix("error:") && $0.contains("5 clients") }.count == 35)
+        // Places come back when clients leave.
+        clients.withLock { $0.removeAll() }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try navd.connect().next(timeout: 5)?.type == "hello")
     }
 
     @Test func manyClientsAndOneThatNeverReads() throws {

@@ -69,6 +69,9 @@ public final class ClientConnection: Sendable {
 public final class EventHub: Sendable {
     private struct State {
         var clients: [Int: ClientConnection] = [:]
+        /// Ids holding one of the `max_clients` places, from their connection until they leave: taken at once,
+        /// before the navigation loop adds the client, so simultaneous connections cannot all see room.
+        var admitted: Set<Int> = []
         var seq: UInt64 = 0
         var nextClientID = 1
     }
@@ -83,14 +86,24 @@ public final class EventHub: Sendable {
         }
     }
 
-    public var clientCount: Int { state.withLock { $0.clients.count } }
+    /// Takes a place for `client` when fewer than `limit` are taken; false when navd is full.
+    public func admit(_ client: ClientConnection, limit: Int) -> Bool {
+        state.withLock { state in
+            guard state.admitted.count < limit else { return false }
+            state.admitted.insert(client.id)
+            return true
+        }
+    }
 
     public func add(_ client: ClientConnection) {
         state.withLock { $0.clients[client.id] = client }
     }
 
     public func remove(_ client: ClientConnection) {
-        _ = state.withLock { $0.clients.removeValue(forKey: client.id) }
+        state.withLock { state in
+            state.clients.removeValue(forKey: client.id)
+            state.admitted.remove(client.id)
+        }
     }
 
     /// Assigns the next sequence number and queues the event for every subscribed client. Returns the clients

@@ -132,7 +132,7 @@ public final class SocketServer: Service, Sendable {
         let client = ClientConnection(id: hub.makeClientID(), peer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
         let channel = connection.channel
         client.setForceClose { channel.close(promise: nil) }
-        if hub.clientCount >= settings.maxClients {
+        if !hub.admit(client, limit: settings.maxClients) {
             logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
             client.outbox.close(after: [.error(id: nil, ProtocolError(.shuttingDown, "navd already has \(settings.maxClients) clients"))])
         } else {
