@@ -288,6 +288,28 @@ import Testing
         #expect(order == [.waypointReached, .arrived])
     }
 
+    /// A stock OSRM matches at most 100 points: a longer trace is an error that says so, not a failing session.
+    @Test func aTraceLongerThanOSRMTakesIsRefusedWithTheLimit() throws {
+        var config = NavdConfig()
+        config.routing.engine = .osrm
+        var coordinator = TripCoordinator(settings: TripCoordinator.Settings(config: config), idPrefix: "t")
+        func trace(_ count: Int) throws -> SnapRouteCommand {
+            try SnapRouteCommand(fields: CommandFields(["trace": .array((0..<count).map { i in
+                ["lat": .number(60.17 + Double(i) * 1e-5), "lon": 24.94]
+            })]))
+        }
+        let long = try trace(101)
+        #expect(throws: ProtocolError.self) { try coordinator.snapRoute(long, now: CoordinatorHarness.start) }
+        do throws(ProtocolError) {
+            _ = try coordinator.snapRoute(long, now: CoordinatorHarness.start)
+            Issue.record("101 points were accepted")
+        } catch {
+            #expect(error.code == .invalidField)
+            #expect(error.message.contains("at most 100"), "\(error.message)")
+        }
+        #expect(try coordinator.snapRoute(try trace(100), now: CoordinatorHarness.start)["session"] != nil)
+    }
+
     @Test func snapRouteMatchesTheTraceAndNavigatesTheResult() throws {
         var harness = CoordinatorHarness()
         let route = try CoordinatorHarness.route()
@@ -297,7 +319,7 @@ import Testing
             ["lat": .number(fixes[$0].coordinate.latitude), "lon": .number(fixes[$0].coordinate.longitude)]
         })
         let command = try SnapRouteCommand(fields: CommandFields(["trace": trace]))
-        let session = try #require(harness.coordinator.snapRoute(command, now: harness.now)["session"]?.doubleValue.map(Int.init))
+        let session = try #require(try harness.coordinator.snapRoute(command, now: harness.now)["session"]?.doubleValue.map(Int.init))
         let started = harness.take().startedSessions
         guard case .match(let points)? = started.first?.request else {
             Issue.record("no map-matching request")

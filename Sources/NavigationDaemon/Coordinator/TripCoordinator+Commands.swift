@@ -21,8 +21,18 @@ extension TripCoordinator {
         return reply
     }
 
-    /// `snap_route`: map-match a track and navigate the result.
-    public mutating func snapRoute(_ command: SnapRouteCommand, now: Date) -> [String: JSONValue] {
+    /// Most points a stock OSRM `/match` takes (osrm-routed's `--max-matching-size` default).
+    public static let osrmMatchLimit = 100
+
+    /// `snap_route`: map-match a track and navigate the result. A trace longer than the engine takes is refused
+    /// with a clear error rather than sent to fail there.
+    public mutating func snapRoute(_ command: SnapRouteCommand, now: Date) throws(ProtocolError) -> [String: JSONValue] {
+        if settings.engine == .osrm, command.points.count > Self.osrmMatchLimit {
+            throw ProtocolError(
+                .invalidField,
+                "'trace' has \(command.points.count) points; OSRM's /match takes at most \(Self.osrmMatchLimit) (osrm-routed "
+                    + "--max-matching-size): send a shorter or thinned trace")
+        }
         let trace = command.points.map { TracePoint(coordinate: $0.coordinate, timestamp: $0.time, radius: $0.radius) }
         let destination = Waypoint(coordinate: command.points.last!.coordinate)
         let session = startCalculation(purpose: .snap, waypoints: [destination], options: RouteOptions(), origin: nil, now: now, trace: trace)

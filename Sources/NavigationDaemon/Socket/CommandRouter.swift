@@ -68,8 +68,8 @@ public struct CommandRouter: Sendable {
         router.register(AdvanceCommand.self) { _, coordinator, context throws(ProtocolError) in
             try coordinator.advance(now: context.now)
         }
-        router.register(SnapRouteCommand.self) { command, coordinator, context in
-            coordinator.snapRoute(command, now: context.now)
+        router.register(SnapRouteCommand.self) { command, coordinator, context throws(ProtocolError) in
+            try coordinator.snapRoute(command, now: context.now)
         }
         router.register(CancelCalculationCommand.self) { command, coordinator, _ throws(ProtocolError) in
             try coordinator.cancelCalculation(command)
