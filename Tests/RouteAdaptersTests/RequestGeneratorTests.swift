@@ -199,6 +199,34 @@ struct RequestGeneratorTests {
         #expect(q["key"] == "secret")
     }
 
+    /// `avoid` becomes a custom model, which a URL cannot carry: the request is a POST to /navigate with the
+    /// model in its body (and the API key still in the query), not a GET that silently drops it.
+    @Test func graphHopperCustomModelsGoInAPostBody() throws {
+        let model: JSONValue = ["priority": [["if": "road_class == MOTORWAY", "multiply_by": "0"]]]
+        let request = try GraphHopperRequestGenerator(baseURL: "https://graphhopper.example/api/1", profile: "car", options: ["key": "secret"])
+            .routeRequest(
+                for: RouteQuery(origin: Self.origin, waypoints: [Self.destination], options: ["custom_model": model, "ch.disable": true]))
+        #expect(request.method == .post)
+        #expect(request.url == "https://graphhopper.example/api/1/navigate?key=secret")
+        let body = try JSONParser.parse(try #require(request.body))
+        #expect(body["type"] == "mapbox")
+        #expect(body["profile"] == "car")
+        #expect(body["custom_model"] == model)
+        #expect(body["ch.disable"] == true)
+        #expect(body["points"] == [[24.9384, 60.1699], [24.95, 60.1686]])
+        #expect(body["key"] == nil, "the key stays out of the body")
+        for refused in ["geometries", "steps", "voice_instructions", "banner_instructions", "roundabout_exits", "language"] {
+            #expect(body[refused] == nil, "GraphHopper refuses '\(refused)' in a POST body")
+        }
+    }
+
+    @Test func osrmRefusesAnOptionItCannotCarry() {
+        #expect(throws: RouteRequestError.unsupportedOption(key: "custom_model", reason: "OSRM takes query parameters, and its value is an object")) {
+            try OSRMRequestGenerator(baseURL: "http://localhost:5000")
+                .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination], options: ["custom_model": ["a": 1]]))
+        }
+    }
+
     // MARK: Errors
 
     @Test func invalidRequestsAreRefusedBeforeSending() {

@@ -55,6 +55,29 @@ struct HTTPExecutorTests {
         #expect((sent["locations"] as? [Any])?.count == 2)
     }
 
+    /// navd's `avoid` for GraphHopper (a custom model) reaches the server: a POST /navigate whose body holds it.
+    @Test func aGraphHopperCustomModelReachesTheServer() async throws {
+        let body = try RepoPaths.routeFixture("helsinki_osrm_plain")
+        let server = try await TestHTTPServer.start(.respond(status: 200, contentType: "application/json", body: body))
+        let executor = RouteHTTPExecutor()
+        var query = Self.query
+        query.options = ["custom_model": ["priority": [["if": "toll != NO", "multiply_by": "0"]]], "ch.disable": true]
+        let routes = try await RouteFetcher(source: .http(.graphHopper(baseURL: server.baseURL)), executor: executor).routes(for: query)
+        try await executor.shutdown()
+        var iterator = server.requests.makeAsyncIterator()
+        let received = try #require(await iterator.next())
+        await server.stop()
+        #expect(!routes.isEmpty)
+        #expect(received.method == "POST")
+        #expect(received.uri == "/navigate")
+        let sent = try #require(try JSONSerialization.jsonObject(with: received.body) as? [String: Any])
+        let model = try #require(sent["custom_model"] as? [String: Any])
+        let rules = try #require(model["priority"] as? [[String: Any]])
+        #expect(rules.first?["if"] as? String == "toll != NO")
+        #expect(sent["ch.disable"] as? Bool == true)
+        #expect(sent["type"] as? String == "mapbox")
+    }
+
     @Test func connectionRefusedNamesTheServer() async throws {
         let refusing = try TestHTTPServer.RefusingPort()
         let port = refusing.port

@@ -32,6 +32,8 @@ public enum RouteRequestError: Error, Hashable, Sendable, CustomStringConvertibl
     case invalidBaseURL(String)
     case invalidCoordinate(GeographicCoordinate)
     case traceTooShort(count: Int)
+    /// An engine option whose value the request cannot carry (an object in an OSRM query string).
+    case unsupportedOption(key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -39,6 +41,7 @@ public enum RouteRequestError: Error, Hashable, Sendable, CustomStringConvertibl
         case .invalidBaseURL(let url): "'\(url)' is not an http or https URL"
         case .invalidCoordinate(let c): "coordinate \(c.latitude),\(c.longitude) is outside the world (latitude -90...90, longitude -180...180)"
         case .traceTooShort(let count): "map matching needs at least 2 trace points, got \(count)"
+        case .unsupportedOption(let key, let reason): "engine option '\(key)' cannot be sent: \(reason)"
         }
     }
 }

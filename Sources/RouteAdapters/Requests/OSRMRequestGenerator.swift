@@ -29,6 +29,7 @@ public struct OSRMRequestGenerator: RouteRequestGenerator {
         ]
         let perWaypoint = OSRMWaypointParameters(origin: query.origin, waypoints: query.waypoints)
         parameters.merge(perWaypoint.parameters) { _, new in new }
+        try requireQueryValues(options.merging(query.options) { _, new in new }, engine: "OSRM")
         parameters.merge(queryParameters(options)) { _, new in new }
         parameters.merge(queryParameters(query.options)) { _, new in new }
         let path = "/route/v1/\(percentEncode(profile))/\(osrmCoordinateList(coordinates))"
@@ -66,6 +67,7 @@ public struct OSRMMapMatchingRequestGenerator: MapMatchingRequestGenerator {
             parameters["radiuses"] = trace.map { $0.radius.map { String(Int(min(50, $0.rounded(.up)))) } ?? "" }
                 .joined(separator: ";")
         }
+        try requireQueryValues(options, engine: "OSRM")
         parameters.merge(queryParameters(options)) { _, new in new }
         let path = "/match/v1/\(percentEncode(profile))/\(osrmCoordinateList(trace.map(\.coordinate)))"
         return HTTPRequestSpec(
@@ -109,12 +111,34 @@ public struct GraphHopperRequestGenerator: RouteRequestGenerator {
         if let bearings = OSRMWaypointParameters(origin: query.origin, waypoints: query.waypoints).parameters["bearings"] {
             parameters["bearings"] = bearings
         }
-        parameters.merge(queryParameters(options)) { _, new in new }
-        parameters.merge(queryParameters(query.options)) { _, new in new }
+        var merged = options
+        merged.merge(query.options) { _, new in new }
+        if merged.values.contains(where: \.isObject) { return try postRequest(coordinates: coordinates, options: merged) }
+        parameters.merge(queryParameters(merged)) { _, new in new }
         let path = "/navigate/directions/v5/gh/\(percentEncode(profile))/\(osrmCoordinateList(coordinates))"
         return HTTPRequestSpec(
             method: .get, url: try makeURL(base: baseURL, path: path, query: sortedItems(parameters)),
             headers: ["Accept": "application/json"])
+    }
+}
+
+extension GraphHopperRequestGenerator {
+    /// `POST /navigate` (GraphHopper 8 and later): a GraphHopper request with `type: mapbox`, answered in the same
+    /// Mapbox format. Used when an option is an object a URL cannot carry: a `custom_model` (navd's `avoid`). The
+    /// API `key` stays in the query; every other option goes into the body. GraphHopper sets the Mapbox answer's
+    /// own parameters (steps, polyline6, voice and banner instructions) itself and refuses them in the body.
+    func postRequest(coordinates: [GeographicCoordinate], options: [String: JSONValue]) throws(RouteRequestError) -> HTTPRequestSpec {
+        var body: [String: JSONValue] = [
+            "type": "mapbox", "profile": .string(profile), "locale": .string(language), "voice_units": .string(voiceUnits),
+            "points": .array(coordinates.map { [.number($0.longitude), .number($0.latitude)] }),
+        ]
+        var query: [String: String] = [:]
+        for (key, value) in options {
+            if key == "key" { query[key] = queryParameters([key: value])[key] } else { body[key] = value }
+        }
+        return HTTPRequestSpec(
+            method: .post, url: try makeURL(base: baseURL, path: "/navigate", query: sortedItems(query)),
+            headers: ["Content-Type": "application/json", "Accept": "application/json"], body: encodeJSONBody(.object(body)))
     }
 }
 
@@ -164,6 +188,20 @@ struct OSRMWaypointParameters {
             "\(Int(pair[0].doubleValue ?? 0)),\(Int(pair[1].doubleValue ?? 45))"
         default: ""
         }
+    }
+}
+
+/// Refuses options a query string cannot carry (objects), rather than dropping them without a word.
+func requireQueryValues(_ options: [String: JSONValue], engine: String) throws(RouteRequestError) {
+    if let key = options.keys.sorted().first(where: { options[$0]!.isObject }) {
+        throw RouteRequestError.unsupportedOption(key: key, reason: "\(engine) takes query parameters, and its value is an object")
+    }
+}
+
+extension JSONValue {
+    var isObject: Bool {
+        if case .object = self { return true }
+        return false
     }
 }
 
