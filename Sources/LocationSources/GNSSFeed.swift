@@ -65,9 +65,6 @@ public final class GNSSFeed: Sendable {
         if wasLost { report(.receiverBack) }
     }
 
-    /// Seconds since the last fix (or since the feed was made, before the first), monotonic.
-    public var secondsSinceLastFix: Double { monotonicSeconds() - silence.withLock { $0.lastFix } }
-
     /// The silence watchdog: checks every `interval` seconds until the task is cancelled or the feed finishes,
     /// and reports ``GNSSSourceStatus/receiverLost(silentFor:)`` once no fix has arrived for `timeout` seconds.
     public func watchSilence(timeout: Double, interval: Double = 0.1) async {

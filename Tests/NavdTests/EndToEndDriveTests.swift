@@ -15,16 +15,7 @@ struct EndToEndDriveTests {
         let port = freePort()
         // -1: play once; -c 0.15 s between sentences: one epoch (RMC + GGA) every 0.3 s.
         let gpsfake = try ExternalProcess("gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.15", log.path])
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "gpsd"
-                gpsd = "127.0.0.1:\(port)"
-                watchdog_timeout = 30
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
-                """)
+        let navd = try NavdInstance.gpsd(port: port, valhalla: try Engines.valhallaURL())
         try navd.start()
         let client = try navd.connect()
         // Sent before gpsd has a fix: the session waits for the first one.

@@ -111,16 +111,7 @@ struct FieldDaemonTests {
         try Data(fixes.map { NMEAWriter.sentences(for: $0, profile: .withGST).map { $0 + "\r\n" }.joined() }.joined().utf8).write(to: log)
         defer { try? FileManager.default.removeItem(at: log) }
         let port = freePort()
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "gpsd"
-                gpsd = "127.0.0.1:\(port)"
-                watchdog_timeout = 30
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
-                """)
+        let navd = try NavdInstance.gpsd(port: port, valhalla: try Engines.valhallaURL())
         try navd.start()
         let client = try navd.connect()
         // Five sentences per epoch, 0.04 s apart: an epoch every 0.2 s.

@@ -77,6 +77,20 @@ final class NavdInstance: @unchecked Sendable {
 }
 
 extension NavdInstance {
+    /// navd reading gpsd at 127.0.0.1:`port` (a gpsfake) and routing with Valhalla at `valhalla`.
+    static func gpsd(port: Int, valhalla: String) throws -> NavdInstance {
+        try NavdInstance(
+            sections: """
+                [gnss]
+                source = "gpsd"
+                gpsd = "127.0.0.1:\(port)"
+                watchdog_timeout = 30
+                [routing]
+                engine = "valhalla"
+                url = "\(valhalla)"
+                """)
+    }
+
     /// navd reading a serial receiver at `device` (a socat pty) and routing with Valhalla at `valhalla`;
     /// `extra`: more TOML (e.g. a [reroute] table).
     static func serial(device: String, valhalla: String, extraRouting: String = "", extra: String = "") throws -> NavdInstance {

@@ -105,7 +105,7 @@ struct FieldDriveTests {
     @Test(arguments: NMEAReceiverProfile.allCases)
     func realReceiversSentenceMixes(profile: NMEAReceiverProfile) throws {
         let route = try Self.helsinki()
-        for seed in Self.seeds.prefix(5) {
+        for seed in Self.seeds {
             let truth = FieldTrack(speed: 11, error: .openSky, seed: seed).fixes(along: Self.line(route))
             var assembler = NMEAEpochAssembler(rollover: .none)
             var readings: [GNSSReading] = []

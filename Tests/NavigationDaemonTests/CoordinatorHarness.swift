@@ -51,6 +51,17 @@ struct CoordinatorHarness {
         locations.flatMap { feed($0) }
     }
 
+    /// A trip on the Helsinki route (fixture), navigating, with fixes `0...drivenTo` of its drive fed.
+    static func navigating(drivenTo last: Int) throws -> (harness: CoordinatorHarness, route: Route, fixes: [UserLocation]) {
+        var harness = CoordinatorHarness()
+        let route = try Self.route()
+        let fixes = Self.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(fixes[1...last])
+        return (harness, route, fixes)
+    }
+
     /// Navigates to the route's destination and answers the session with `route`.
     mutating func navigate(answering route: Route) throws -> Int {
         let reply = try coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: now)

@@ -11,12 +11,7 @@ import Testing
 @Suite("Coordinator in the field")
 struct FieldCoordinatorTests {
     @Test func implausibleFixesAreRejectedCountedAndMoveNothing() throws {
-        var harness = CoordinatorHarness()
-        let route = try CoordinatorHarness.route()
-        let fixes = CoordinatorHarness.fixes(along: route)
-        _ = harness.feed(fixes[0])
-        _ = try harness.navigate(answering: route)
-        _ = harness.feed(fixes[1...20])
+        var (harness, _, fixes) = try CoordinatorHarness.navigating(drivenTo: 20)
         var teleport = fixes[21]
         teleport.coordinate = Geodesy.destination(from: teleport.coordinate, distance: 5_000_000, bearing: 90)
         let rejected = harness.feed(teleport)
@@ -39,12 +34,7 @@ struct FieldCoordinatorTests {
     }
 
     @Test func throughAnOutagePredictedStatesAreMarkedAndPromptsSaid() throws {
-        var harness = CoordinatorHarness()
-        let route = try CoordinatorHarness.route()
-        let fixes = CoordinatorHarness.fixes(along: route)
-        _ = harness.feed(fixes[0])
-        _ = try harness.navigate(answering: route)
-        _ = harness.feed(fixes[1...40])
+        var (harness, _, fixes) = try CoordinatorHarness.navigating(drivenTo: 40)
         // 30 s without fixes: the service ticks once a second.
         var predicted: [[String: JSONValue]] = []
         var spoken: [String] = []
@@ -74,12 +64,7 @@ struct FieldCoordinatorTests {
     }
 
     @Test func nothingIsPredictedAfterAReplayEnds() throws {
-        var harness = CoordinatorHarness()
-        let route = try CoordinatorHarness.route()
-        let fixes = CoordinatorHarness.fixes(along: route)
-        _ = harness.feed(fixes[0])
-        _ = try harness.navigate(answering: route)
-        _ = harness.feed(fixes[1...10])
+        var (harness, _, fixes) = try CoordinatorHarness.navigating(drivenTo: 10)
         harness.coordinator.handle(.finished)
         harness.now = fixes[10].timestamp.addingTimeInterval(5)
         harness.coordinator.tick(now: harness.now)

@@ -34,18 +34,13 @@ public struct FixPlausibilityGate: Hashable, Sendable {
             lastAccepted = fix
             return .accepted
         }
-        let reason: FixRejection
-        switch consistency(of: fix, after: last) {
-        case nil:
+        guard let reason = consistency(of: fix, after: last) else {
             lastAccepted = fix
             candidates = []
             return .accepted
-        case .repeatedTime?:
-            rejections.repeatedTime += 1
-            return .rejected(.repeatedTime)
-        case let other?:
-            reason = other
         }
+        // A repeat is never the start of a new place.
+        guard reason != .repeatedTime else { return rejected(reason) }
         // Not consistent with the last accepted fix: does it continue a run of fixes at a new place?
         if let previous = candidates.last, consistency(of: fix, after: previous) == nil {
             candidates.append(fix)
@@ -58,6 +53,10 @@ public struct FixPlausibilityGate: Hashable, Sendable {
             candidates = []
             return .acceptedAfterJump(distance: distance)
         }
+        return rejected(reason)
+    }
+
+    private mutating func rejected(_ reason: FixRejection) -> FixVerdict {
         switch reason {
         case .backwardsInTime: rejections.backwardsInTime += 1
         case .impossibleSpeed: rejections.impossibleSpeed += 1

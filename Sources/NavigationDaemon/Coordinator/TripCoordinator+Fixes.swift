@@ -70,11 +70,7 @@ extension TripCoordinator {
         let state = current.controller.predicted(from: real, at: time, speed: speed)
         let before = predicted ?? real
         predicted = state
-        for (sent, instruction) in trip!.ledger.newInstructions(in: state) {
-            var fields: [String: JSONValue] = ["kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex)), "instruction": instruction]
-            if sent.kind == "spoken" { fields["utteranceId"] = .string(sent.key) }
-            publish(.instruction, fields)
-        }
+        publishNewInstructions(in: state)
         if before.stepIndex != state.stepIndex { log(.info, "gnss outage: predicted past the maneuver of step \(before.stepIndex)") }
         publish(.tripState, JSONLine.value(TripStateRecord(.navigating(state), time: time)).objectValue ?? [:])
     }
@@ -122,17 +118,20 @@ extension TripCoordinator {
             let before = previous.navigating
             handleDeviation(state, before: before, fix: fix)
             publishWaypointsReached(state, before: before)
-            for (sent, instruction) in trip!.ledger.newInstructions(in: state) {
-                var fields: [String: JSONValue] = [
-                    "kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex)), "instruction": instruction,
-                ]
-                if sent.kind == "spoken" { fields["utteranceId"] = .string(sent.key) }
-                publish(.instruction, fields)
-            }
+            publishNewInstructions(in: state)
             publish(.tripState, JSONLine.value(TripStateRecord(next, time: fix.location.timestamp)).objectValue ?? [:])
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
             let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
             if changed || due { saveJournal(now: now) }
+        }
+    }
+
+    /// Publishes the banner and prompt of `state` that the ledger has not sent yet (each once per route).
+    private mutating func publishNewInstructions(in state: NavigatingState) {
+        for (sent, instruction) in trip!.ledger.newInstructions(in: state) {
+            var fields: [String: JSONValue] = ["kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex)), "instruction": instruction]
+            if sent.kind == "spoken" { fields["utteranceId"] = .string(sent.key) }
+            publish(.instruction, fields)
         }
     }
 
