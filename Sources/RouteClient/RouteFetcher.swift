@@ -68,7 +68,18 @@ public struct MapMatcher: Sendable {
 
 extension RouteHTTPExecutor {
     /// Sends any request (route or map matching) and parses the answer into routes.
+    /// Error details never carry the request's secrets (an API key the server echoes back, for one).
     public func fetchRoutes(_ request: HTTPRequestSpec, parser: any RouteResponseParser) async throws(RouteFetchError) -> [Route] {
+        do {
+            return try await fetchRoutesUnscrubbed(request, parser: parser)
+        } catch {
+            var scrubbed = error
+            scrubbed.detail = request.scrubbed(error.detail)
+            throw scrubbed
+        }
+    }
+
+    private func fetchRoutesUnscrubbed(_ request: HTTPRequestSpec, parser: any RouteResponseParser) async throws(RouteFetchError) -> [Route] {
         let response = try await execute(request)
         let server = request.server
         guard (200..<300).contains(response.status) else {

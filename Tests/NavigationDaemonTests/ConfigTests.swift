@@ -69,6 +69,11 @@ import Testing
         Bad(text: "[controller]\nstepAdvance = { teleport = {} }", key: "controller", says: "stepAdvance"),
         Bad(text: "[controller]\npromptTiming = { speedAdaptive = { referenceSpeed = \"fast\" } }", key: "controller", says: "referenceSpeed"),
         Bad(text: "gnss = 5", key: "gnss", says: "must be a table"),
+        Bad(text: "[[routing.fallback]]\nurl = \"http://127.0.0.1:5000\"", key: "routing.fallback[0].engine", says: "required"),
+        Bad(text: "[[routing.fallback]]\nengine = \"osrm\"", key: "routing.fallback[0].url", says: "required"),
+        Bad(text: "[[routing.fallback]]\nengine = \"osrm\"\nurl = \"x\"\nretries = 2", key: "routing.fallback[0].retries", says: "unknown key"),
+        Bad(text: "[[routing.fallback]]\nengine = \"bing\"\nurl = \"http://h\"", key: "routing.fallback[0].engine", says: "must be one of"),
+        Bad(text: "[routing]\nfallback = \"osrm\"", key: "routing.fallback", says: "array of tables"),
         Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
     ]
 
@@ -82,6 +87,46 @@ import Testing
             #expect(match != nil, "errors: \(error)")
             #expect(match?.file == "/etc/navd/navd.toml")
             #expect(match?.message.contains(bad.says) == true, "message: \(String(describing: match?.message))")
+        }
+    }
+
+    @Test func fallbackEnginesAreReadInOrderWithTheirOwnSettings() throws {
+        let config = try ConfigLoader.parse(
+            """
+            [routing]
+            engine = "valhalla"
+            url = "https://valhalla.example.com"
+            max_attempts = 2
+            [[routing.fallback]]
+            engine = "osrm"
+            url = "http://127.0.0.1:5000"
+            [[routing.fallback]]
+            engine = "graphhopper"
+            url = "https://graphhopper.com/api/1"
+            profile = "small_truck"
+            max_attempts = 1
+            options = { key = "SECRET-KEY" }
+            """, file: "navd.toml")
+        #expect(config.routing.fallbacks.map(\.engine) == [.osrm, .graphhopper])
+        #expect(config.routing.fallbacks.map(\.maxAttempts) == [2, 1], "a fallback's attempts default to the primary's")
+        #expect(config.routing.fallbacks.map(\.effectiveProfile) == ["driving", "small_truck"])
+        #expect(config.routing.fallbacks[1].options["key"] == "SECRET-KEY")
+        let summary = ConfigSummary.describe(config)
+        #expect(summary.contains("fallback: osrm at http://127.0.0.1:5000"))
+        #expect(summary.contains("fallback: graphhopper at https://graphhopper.com/api/1"))
+    }
+
+    @Test func aURLsCredentialsAndQueryValuesNeverReachTheSummaryOrAnError() throws {
+        let config = try ConfigLoader.parse(
+            "[routing]\nurl = \"https://user:PASSWORD1@valhalla.example.com/route?api_key=SECRET1\"", file: "navd.toml")
+        let summary = ConfigSummary.describe(config)
+        #expect(!summary.contains("PASSWORD1") && !summary.contains("SECRET1"), "\(summary)")
+        #expect(summary.contains("https://valhalla.example.com/route?api_key=***"))
+        do {
+            _ = try ConfigLoader.parse("[routing]\nurl = \"ftp://user:PASSWORD2@example.com/?key=SECRET2\"", file: "navd.toml")
+            Issue.record("accepted an ftp URL")
+        } catch {
+            #expect(!"\(error)".contains("PASSWORD2") && !"\(error)".contains("SECRET2"), "\(error)")
         }
     }
 

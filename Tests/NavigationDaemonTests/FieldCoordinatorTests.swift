@@ -98,7 +98,7 @@ struct FieldCoordinatorTests {
         _ = harness.feed(fix)
         _ = try harness.coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: harness.now)
         let started = try #require(harness.take().startedSessions.first)
-        guard case .route(let query) = started.request else {
+        guard case .route(let query, _) = started.request else {
             Issue.record("not a route request")
             return
         }

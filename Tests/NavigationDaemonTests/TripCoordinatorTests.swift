@@ -19,7 +19,7 @@ import Testing
         let first = CoordinatorHarness.fixes(along: route)[0]
         let started = harness.feed(first).startedSessions
         #expect(started.count == 1)
-        if case .route(let query)? = started.first?.request { #expect(query.origin == first) } else { Issue.record("no route request") }
+        if case .route(let query, _)? = started.first?.request { #expect(query.origin == first) } else { Issue.record("no route request") }
     }
 
     @Test func aNavigateWaitingTooLongForAFixFails() throws {
@@ -91,7 +91,7 @@ import Testing
         let deviation = try #require(harness.effects.events(.deviation).first)
         #expect(deviation["offRoute"] == true)
         #expect(deviation["reroute"] == "requested")
-        guard case .route(let query)? = reroutes.first?.request else {
+        guard case .route(let query, _)? = reroutes.first?.request else {
             Issue.record("no reroute request")
             return
         }
@@ -189,15 +189,41 @@ import Testing
         let routeId = harness.coordinator.activeRouteId
         let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
         let refused = RouteFetchError(server: "http://127.0.0.1:1", kind: .connectionFailed, detail: "Connection refused")
-        harness.coordinator.calculationAttemptFailed(session: session, attempt: 1, error: refused, retryIn: 1)
+        let valhalla = RoutingEngine.Identity(name: "valhalla", server: "http://127.0.0.1:1")
+        harness.coordinator.calculationAttemptFailed(session: session, .init(attempt: 1, engine: valhalla, error: refused, retryIn: 1))
         let retry = harness.take().events(.routeCalculation).first
         #expect(retry?["status"] == "in_progress")
         #expect(retry?["error"]?["code"] == "connection_failed")
+        #expect(retry?["engine"]?["name"] == "valhalla")
+        #expect(retry?["fallbackTo"] == nil)
         harness.coordinator.calculationFinished(session: session, result: .failure(refused), attempts: 4, now: harness.now)
         #expect(harness.take().events(.routeCalculation).first?["status"] == "failed")
         #expect(harness.coordinator.activeRouteId == routeId, "navigation continues on the old route")
         let next = harness.feed(drive[30..<45]).startedSessions
         #expect(next.count == 1, "a new reroute once the gate allows it")
+    }
+
+    @Test func aRerouteAnsweredByAFallbackNamesTheEngineThatAnsweredAndTheOneThatFailed() throws {
+        var (harness, route, session) = try Self.tripWithRerouteInFlight()
+        let valhalla = RoutingEngine.Identity(name: "valhalla", server: "https://valhalla.example.com")
+        let osrm = RoutingEngine.Identity(name: "osrm", server: "http://127.0.0.1:5000")
+        let refused = RouteFetchError(server: valhalla.server, kind: .connectionFailed, detail: "Connection refused")
+        harness.coordinator.calculationAttemptFailed(session: session, .init(attempt: 2, engine: valhalla, error: refused, retryIn: 0, next: osrm))
+        let moving = try #require(harness.take().events(.routeCalculation).first)
+        #expect(moving["status"] == "in_progress")
+        #expect(moving["fallbackTo"]?["name"] == "osrm")
+        #expect(moving["fallbackTo"]?["server"] == "http://127.0.0.1:5000")
+        let answer = route.remainder(fromStep: 1)
+        harness.coordinator.calculationFinished(
+            session: session,
+            .init(result: .success([answer]), attempts: 3, answeredBy: osrm, failedEngines: [.init(engine: valhalla, error: refused)]),
+            now: harness.now)
+        let finished = try #require(harness.take().events(.routeCalculation).first)
+        #expect(finished["status"] == "succeeded")
+        #expect(finished["engine"]?["name"] == "osrm")
+        #expect(finished["failedEngines"]?.arrayValue?.count == 1)
+        #expect(finished["failedEngines"]?.arrayValue?.first?["name"] == "valhalla")
+        #expect(finished["failedEngines"]?.arrayValue?.first?["error"]?["code"] == "connection_failed")
     }
 
     @Test func aJournaledTripResumesWithItsRouteIdOnTheFirstFix() throws {

@@ -110,6 +110,28 @@ struct HTTPExecutorTests {
         #expect(error.description == "routing server \(server.baseURL) answered HTTP 502: 502 Bad Gateway")
     }
 
+    @Test func aKeyTheServerEchoesBackNeverReachesTheError() async throws {
+        // A hosted engine's 401 page quoting the request, API key and all.
+        let secret = "k3y-0f-the-fleet-account"
+        let page = Data("Invalid key '\(secret)' for /route?key=\(secret)".utf8)
+        let (result, _) = try await fetch(
+            .respond(status: 401, contentType: "text/plain", body: page),
+            engine: { .graphHopper(baseURL: $0, options: ["key": .string(secret)]) })
+        let error = try failure(result)
+        #expect(error.kind == .httpStatus(401))
+        #expect(!error.description.contains(secret), "\(error)")
+        #expect(error.description.contains("Invalid key '***'"))
+    }
+
+    @Test(arguments: [
+        ("https://u:pw-secret@h.example.com:8443/v1?api_key=abc-secret&costing=auto", "https://h.example.com:8443/v1?api_key=***&costing=***"),
+        ("http://127.0.0.1:8002", "http://127.0.0.1:8002"),
+    ])
+    func aRedactedURLKeepsWhereItGoesAndDropsWhatIsSecret(_ url: String, _ expected: String) {
+        #expect(HTTPRequestSpec.redacted(url) == expected)
+        #expect(!HTTPRequestSpec.server(of: url).contains("secret"))
+    }
+
     @Test func anEngineRefusalIsNotRetried() async throws {
         let body = Data(#"{"code":"NoRoute","message":"Impossible route between points"}"#.utf8)
         let (result, _) = try await fetch(.respond(status: 400, contentType: "application/json", body: body), engine: { .osrm(baseURL: $0) })

@@ -101,4 +101,12 @@ public enum Engines {
         }
         return url
     }
+
+    public static func osrmURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["NAVD_OSRM_URL"] else {
+            Issue.record("NAVD_OSRM_URL is not set: run the suite with scripts/test (it starts OSRM on 127.0.0.1)")
+            throw CancellationError()
+        }
+        return url
+    }
 }

@@ -1,64 +1,214 @@
 import Foundation
 import NavigationCore
+import NavigationProtocol
 import RouteAdapters
 import RouteClient
 
-/// Executes one calculation session's requests: retries retryable failures (connection refused, timeout,
-/// HTTP 5xx) with exponential backoff up to `maxAttempts`, reporting each failed attempt; a non-retryable
-/// failure ends the session at once.
+/// Executes one calculation session's requests on a chain of engines: the primary, then each
+/// `[[routing.fallback]]` in order. On each engine, retryable failures (connection refused or lost, timeout,
+/// HTTP 5xx) are retried with exponential backoff up to that engine's attempts, each failed attempt reported;
+/// when they run out the next engine is tried. A non-retryable failure (the engine cannot route, a broken
+/// answer) ends the session at once: another engine would not know better. Every session starts at the primary.
 public struct RouteCalculationRunner: Sendable {
-    public var fetcher: RouteFetcher
-    public var matcher: MapMatcher?
-    public var maxAttempts: Int
-    /// Seconds before the first retry; doubles per attempt, at most 8 s.
+    /// The engines, primary first.
+    public var engines: [RoutingEngine]
+    /// Seconds before the first retry on an engine; doubles per attempt, at most 8 s.
     public var retryDelay: Double
     /// Waits between attempts; injected so tests need no real time.
     public var sleep: @Sendable (Double) async throws -> Void
 
     public init(
-        fetcher: RouteFetcher, matcher: MapMatcher?, maxAttempts: Int, retryDelay: Double,
+        engines: [RoutingEngine], retryDelay: Double,
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }
     ) {
-        self.fetcher = fetcher
-        self.matcher = matcher
-        self.maxAttempts = maxAttempts
+        precondition(!engines.isEmpty, "a runner needs at least one engine")
+        self.engines = engines
         self.retryDelay = retryDelay
         self.sleep = sleep
     }
 
-    /// The delay after failed attempt `attempt` (1-based), seconds.
+    /// The delay after failed attempt `attempt` (1-based) on one engine, seconds.
     public func delay(afterAttempt attempt: Int) -> Double {
         min(8, retryDelay * pow(2, Double(attempt - 1)))
     }
 
-    /// Runs the session. `attemptFailed(attempt, error, retryIn)` is called before each retry.
+    /// A failed attempt the session goes on from: on the same engine after `retryIn` seconds, or on `next`.
+    public struct FailedAttempt: Sendable {
+        /// 1-based, counted over the whole session.
+        public var attempt: Int
+        public var engine: RoutingEngine.Identity
+        public var error: RouteFetchError
+        /// Seconds until the next attempt on the same engine; 0 when moving on to `next`.
+        public var retryIn: Double
+        /// The engine tried next, when this one has no attempts left.
+        public var next: RoutingEngine.Identity?
+
+        public init(attempt: Int, engine: RoutingEngine.Identity, error: RouteFetchError, retryIn: Double, next: RoutingEngine.Identity? = nil) {
+            self.attempt = attempt
+            self.engine = engine
+            self.error = error
+            self.retryIn = retryIn
+            self.next = next
+        }
+    }
+
+    /// How a session ended.
+    public struct Outcome: Sendable {
+        public var result: Result<[Route], RouteFetchError>
+        /// Attempts over all engines.
+        public var attempts: Int
+        /// The engine that answered; nil when none did.
+        public var answeredBy: RoutingEngine.Identity?
+        /// Engines that gave up before, in order, each with its last error.
+        public var failedEngines: [EngineFailure]
+
+        public init(
+            result: Result<[Route], RouteFetchError>, attempts: Int, answeredBy: RoutingEngine.Identity? = nil, failedEngines: [EngineFailure] = []
+        ) {
+            self.result = result
+            self.attempts = attempts
+            self.answeredBy = answeredBy
+            self.failedEngines = failedEngines
+        }
+    }
+
+    public struct EngineFailure: Sendable {
+        public var engine: RoutingEngine.Identity
+        public var error: RouteFetchError
+
+        public init(engine: RoutingEngine.Identity, error: RouteFetchError) {
+            self.engine = engine
+            self.error = error
+        }
+    }
+
+    /// Runs the session. `attemptFailed` is called before every retry and every move to the next engine.
     public func run(
-        _ request: TripCoordinator.CalculationRequest, attemptFailed: @Sendable (Int, RouteFetchError, Double) async -> Void
-    ) async -> (result: Result<[Route], RouteFetchError>, attempts: Int) {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do throws(RouteFetchError) {
-                switch request {
-                case .route(let query):
-                    return (.success(try await fetcher.routes(for: query)), attempt)
-                case .match(let trace):
-                    guard let matcher else {
-                        throw RouteFetchError(server: "routing server", kind: .invalidRequest, detail: "this engine has no map matching")
-                    }
-                    return (.success(try await matcher.match(trace)), attempt)
-                }
-            } catch {
-                if Task.isCancelled { return (.failure(RouteFetchError(server: error.server, kind: .cancelled, detail: "cancelled")), attempt) }
-                guard error.isRetryable, attempt < maxAttempts else { return (.failure(error), attempt) }
-                let wait = delay(afterAttempt: attempt)
-                await attemptFailed(attempt, error, wait)
-                do {
-                    try await sleep(wait)
+        _ request: TripCoordinator.CalculationRequest, attemptFailed: @Sendable (FailedAttempt) async -> Void
+    ) async -> Outcome {
+        var attempts = 0
+        var failed: [EngineFailure] = []
+        for (index, engine) in engines.enumerated() {
+            let next = index + 1 < engines.count ? engines[index + 1].identity : nil
+            var attemptOnEngine = 0
+            while true {
+                attempts += 1
+                attemptOnEngine += 1
+                do throws(RouteFetchError) {
+                    let routes = try await engine.answer(request)
+                    return Outcome(result: .success(routes), attempts: attempts, answeredBy: engine.identity, failedEngines: failed)
                 } catch {
-                    return (.failure(RouteFetchError(server: "routing server", kind: .cancelled, detail: "cancelled")), attempt)
+                    if Task.isCancelled || error.kind == .cancelled {
+                        return Outcome(result: .failure(Self.cancelled(error.server)), attempts: attempts, failedEngines: failed)
+                    }
+                    // A request this engine cannot take (an option it lacks, no map matching) passes to the next.
+                    let passes = error.isRetryable || (error.kind == .invalidRequest && index > 0)
+                    guard passes else { return Outcome(result: .failure(error), attempts: attempts, failedEngines: failed) }
+                    if error.isRetryable, attemptOnEngine < engine.maxAttempts {
+                        let wait = delay(afterAttempt: attemptOnEngine)
+                        await attemptFailed(FailedAttempt(attempt: attempts, engine: engine.identity, error: error, retryIn: wait, next: nil))
+                        do { try await sleep(wait) } catch {
+                            return Outcome(result: .failure(Self.cancelled(engine.identity.server)), attempts: attempts, failedEngines: failed)
+                        }
+                        continue
+                    }
+                    failed.append(EngineFailure(engine: engine.identity, error: error))
+                    guard let next else { return Outcome(result: .failure(error), attempts: attempts, failedEngines: failed) }
+                    await attemptFailed(FailedAttempt(attempt: attempts, engine: engine.identity, error: error, retryIn: 0, next: next))
+                    break
                 }
             }
+        }
+        preconditionFailure("the loop returns on the last engine")
+    }
+
+    static func cancelled(_ server: String) -> RouteFetchError {
+        RouteFetchError(server: server, kind: .cancelled, detail: "cancelled")
+    }
+}
+
+/// One engine of the chain: how to ask it for routes or a map match, and how often to try.
+public struct RoutingEngine: Sendable {
+    /// Which engine, as events name it: its kind and `scheme://host:port` (never a path or query, which may
+    /// carry a key).
+    public struct Identity: Sendable, Equatable {
+        /// `valhalla`, `osrm`, `graphhopper` or `custom`.
+        public var name: String
+        public var server: String
+
+        public init(name: String, server: String) {
+            self.name = name
+            self.server = server
+        }
+    }
+
+    public var identity: Identity
+    public var fetcher: RouteFetcher
+    public var matcher: MapMatcher?
+    public var maxAttempts: Int
+    /// Turns a client's engine-independent options into this engine's request keys; throws when it cannot.
+    public var requestOptions: @Sendable (RouteOptions) throws(ProtocolError) -> [String: JSONValue]
+
+    public init(
+        identity: Identity, fetcher: RouteFetcher, matcher: MapMatcher?, maxAttempts: Int,
+        requestOptions: @escaping @Sendable (RouteOptions) throws(ProtocolError) -> [String: JSONValue]
+    ) {
+        self.identity = identity
+        self.fetcher = fetcher
+        self.matcher = matcher
+        self.maxAttempts = maxAttempts
+        self.requestOptions = requestOptions
+    }
+
+    /// An engine behind an HTTP routing server of `kind` at `url`.
+    public static func http(
+        _ kind: NavdConfig.Routing.Engine, url: String, profile: String, options: [String: JSONValue], maxAttempts: Int,
+        executor: RouteHTTPExecutor
+    ) -> RoutingEngine {
+        let adapter: RouteAdapter
+        let matcher: MapMatcher?
+        switch kind {
+        case .valhalla:
+            adapter = .valhalla(baseURL: url, profile: profile, options: options)
+            matcher = MapMatcher(generator: ValhallaMapMatchingRequestGenerator(baseURL: url, profile: profile), executor: executor)
+        case .osrm:
+            adapter = .osrm(baseURL: url, profile: profile, options: options)
+            matcher = MapMatcher(generator: OSRMMapMatchingRequestGenerator(baseURL: url, profile: profile), executor: executor)
+        case .graphhopper:
+            adapter = .graphHopper(baseURL: url, profile: profile, options: options)
+            matcher = nil
+        }
+        return RoutingEngine(
+            identity: Identity(name: kind.rawValue, server: HTTPRequestSpec.server(of: url)),
+            fetcher: RouteFetcher(source: .http(adapter), executor: executor), matcher: matcher, maxAttempts: maxAttempts,
+            requestOptions: { (options) throws(ProtocolError) in try EngineRequestOptions.options(for: options, engine: kind, profile: profile) })
+    }
+
+    /// The primary engine and the fallbacks of `routing`, in order.
+    public static func chain(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> [RoutingEngine] {
+        [
+            .http(routing.engine, url: routing.url, profile: routing.effectiveProfile, options: routing.options,
+                  maxAttempts: routing.maxAttempts, executor: executor)
+        ]
+            + routing.fallbacks.map {
+                .http($0.engine, url: $0.url, profile: $0.effectiveProfile, options: $0.options, maxAttempts: $0.maxAttempts, executor: executor)
+            }
+    }
+
+    func answer(_ request: TripCoordinator.CalculationRequest) async throws(RouteFetchError) -> [Route] {
+        switch request {
+        case .route(var query, let options):
+            do throws(ProtocolError) {
+                query.options = try requestOptions(options)
+            } catch {
+                throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: error.message)
+            }
+            return try await fetcher.routes(for: query)
+        case .match(let trace):
+            guard let matcher else {
+                throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: "\(identity.name) has no map matching")
+            }
+            return try await matcher.match(trace)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LocationSources
 import NavigationCore
+import RouteAdapters
 
 /// Walks the parsed TOML, section by section, collecting every error with its key path.
 struct ConfigReader {
@@ -69,14 +70,12 @@ struct ConfigReader {
     private mutating func readRouting(_ value: JSONValue?, into routing: inout NavdConfig.Routing) {
         guard let table = section(value, "routing") else { return }
         reportUnknown(
-            table, known: ["engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay"],
+            table,
+            known: ["engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay", "fallback"],
             prefix: "routing.")
         choice(table, "engine", section: "routing", into: &routing.engine)
         string(table, "url", section: "routing", into: &routing.url)
-        let url = URL(string: routing.url)
-        if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
-            fail("routing.url", "'\(routing.url)' is not an http(s) URL")
-        }
+        checkURL(routing.url, key: "routing.url")
         string(table, "profile", section: "routing", into: &routing.profile)
         if let options = table["options"] {
             if let object = options.objectValue { routing.options = object } else { fail("routing.options", "must be a table") }
@@ -85,6 +84,43 @@ struct ConfigReader {
         number(table, "timeout", section: "routing", range: 0.1...600, into: &routing.timeout)
         integer(table, "max_attempts", section: "routing", range: 1...100, into: &routing.maxAttempts)
         number(table, "retry_delay", section: "routing", range: 0...600, into: &routing.retryDelay)
+        if let fallbacks = table["fallback"] {
+            guard let entries = fallbacks.arrayValue else { return fail("routing.fallback", "must be an array of tables ([[routing.fallback]])") }
+            routing.fallbacks = entries.enumerated().compactMap { index, entry in
+                readFallback(entry, key: "routing.fallback[\(index)]", defaultAttempts: routing.maxAttempts)
+            }
+        }
+    }
+
+    private mutating func readFallback(_ value: JSONValue, key: String, defaultAttempts: Int) -> NavdConfig.Routing.Fallback? {
+        guard let table = section(value, key) else { return nil }
+        reportUnknown(table, known: ["engine", "url", "profile", "options", "max_attempts"], prefix: key + ".")
+        guard table["engine"] != nil else {
+            fail("\(key).engine", "required: one of \(NavdConfig.Routing.Engine.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            return nil
+        }
+        guard table["url"] != nil else {
+            fail("\(key).url", "required: the engine's http(s) URL")
+            return nil
+        }
+        var fallback = NavdConfig.Routing.Fallback(engine: .valhalla, url: "", maxAttempts: defaultAttempts)
+        choice(table, "engine", section: key, into: &fallback.engine)
+        string(table, "url", section: key, into: &fallback.url)
+        checkURL(fallback.url, key: "\(key).url")
+        string(table, "profile", section: key, into: &fallback.profile)
+        if let options = table["options"] {
+            if let object = options.objectValue { fallback.options = object } else { fail("\(key).options", "must be a table") }
+        }
+        integer(table, "max_attempts", section: key, range: 1...100, into: &fallback.maxAttempts)
+        return fallback
+    }
+
+    /// A routing URL must be http(s) with a host. The message shows it without credentials or query values.
+    private mutating func checkURL(_ text: String, key: String) {
+        let url = URL(string: text)
+        if !["http", "https"].contains(url?.scheme ?? "") || url?.host == nil {
+            fail(key, "'\(url?.host == nil ? text : HTTPRequestSpec.redacted(text))' is not an http(s) URL")
+        }
     }
 
     private mutating func readController(_ value: JSONValue?, into config: inout NavdConfig) {

@@ -1,4 +1,7 @@
-/// A few lines saying what a configuration will do (`navd check-config`).
+import RouteAdapters
+
+/// A few lines saying what a configuration will do (`navd check-config`). URLs are shown without credentials
+/// or query values.
 public enum ConfigSummary {
     public static func describe(_ config: NavdConfig) -> String {
         let gnss: String
@@ -8,13 +11,22 @@ public enum ConfigSummary {
         case .replay: gnss = "replay of \(config.gnss.replay) at \(config.gnss.replaySpeed)x"
         case .simulate: gnss = "simulated receiver at \(config.gnss.simulateSpeed) m/s"
         }
-        return [
-            "gnss:     \(gnss)",
-            "routing:  \(config.routing.engine.rawValue) at \(config.routing.url), profile \(config.routing.effectiveProfile), up to \(config.routing.maxAttempts) attempts",
+        let routing = config.routing
+        var lines = ["gnss:     \(gnss)", "routing:  " + engine(routing.engine, routing.url, routing.effectiveProfile, routing.maxAttempts)]
+        for fallback in routing.fallbacks {
+            lines.append("fallback: " + engine(fallback.engine, fallback.url, fallback.effectiveProfile, fallback.maxAttempts))
+        }
+        let socket = config.socket
+        lines += [
             "reroute:  \(config.reroute.policy.rawValue), accept \(config.reroute.accept.rawValue), cooldown \(config.reroute.cooldown) s",
-            "socket:   \(config.socket.path) mode \(String(config.socket.mode, radix: 8))" + (config.socket.group.isEmpty ? "" : " group \(config.socket.group)"),
+            "socket:   \(socket.path) mode \(String(socket.mode, radix: 8))" + (socket.group.isEmpty ? "" : " group \(socket.group)"),
             "journal:  " + (config.journal.path.isEmpty ? "off" : "\(config.journal.path), every \(config.journal.interval) s"),
             "logging:  \(config.logging.level), \(config.logging.format.rawValue)",
-        ].joined(separator: "\n")
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    private static func engine(_ kind: NavdConfig.Routing.Engine, _ url: String, _ profile: String, _ attempts: Int) -> String {
+        "\(kind.rawValue) at \(HTTPRequestSpec.redacted(url)), profile \(profile), up to \(attempts) attempts"
     }
 }

@@ -49,7 +49,19 @@ public struct NavdConfig: Sendable {
 
     public struct Routing: Sendable, Equatable {
         public init() {}
-        public enum Engine: String, Sendable, CaseIterable { case valhalla, osrm, graphhopper }
+        public enum Engine: String, Sendable, CaseIterable {
+            case valhalla, osrm, graphhopper
+
+            /// `profile`, or the engine's car profile when it is empty.
+            public func defaultProfile(_ profile: String) -> String {
+                if !profile.isEmpty { return profile }
+                switch self {
+                case .valhalla: return "auto"
+                case .osrm: return "driving"
+                case .graphhopper: return "car"
+                }
+            }
+        }
         public var engine: Engine = .valhalla
         public var url = "http://127.0.0.1:8002"
         /// Valhalla costing, OSRM profile or GraphHopper profile. Empty: the engine's car profile.
@@ -64,14 +76,31 @@ public struct NavdConfig: Sendable {
         public var maxAttempts = 4
         /// Seconds before the first retry; doubles up to 8 s.
         public var retryDelay = 1.0
+        /// Further engines (`[[routing.fallback]]`), tried in order when the one before fails with a retryable
+        /// error after its own attempts.
+        public var fallbacks: [Fallback] = []
 
-        public var effectiveProfile: String {
-            if !profile.isEmpty { return profile }
-            switch engine {
-            case .valhalla: return "auto"
-            case .osrm: return "driving"
-            case .graphhopper: return "car"
+        public var effectiveProfile: String { engine.defaultProfile(profile) }
+
+        /// One fallback engine.
+        public struct Fallback: Sendable, Equatable {
+            public var engine: Engine
+            public var url: String
+            /// Empty: the engine's car profile.
+            public var profile = ""
+            public var options: [String: JSONValue] = [:]
+            /// Attempts on this engine before the next one is tried.
+            public var maxAttempts: Int
+
+            public init(engine: Engine, url: String, profile: String = "", options: [String: JSONValue] = [:], maxAttempts: Int = 1) {
+                self.engine = engine
+                self.url = url
+                self.profile = profile
+                self.options = options
+                self.maxAttempts = maxAttempts
             }
+
+            public var effectiveProfile: String { engine.defaultProfile(profile) }
         }
     }
 

@@ -33,9 +33,8 @@ extension TripCoordinator {
 
     private mutating func requestRoute(session: Int, origin: UserLocation) {
         guard let calculation = calculations[session] else { return }
-        let engineOptions = (try? EngineRequestOptions.options(for: calculation.options, engine: settings.engine, profile: settings.profile)) ?? [:]
-        let query = RouteQuery(origin: origin.withCourseOnlyWhenMoving(), waypoints: calculation.requested, options: engineOptions)
-        effects.append(.startCalculation(session: session, request: .route(query)))
+        let query = RouteQuery(origin: origin.withCourseOnlyWhenMoving(), waypoints: calculation.requested)
+        effects.append(.startCalculation(session: session, request: .route(query, options: calculation.options)))
     }
 
     mutating func startCalculationsWaitingForFix(_ fix: GNSSFix) {
@@ -67,26 +66,44 @@ extension TripCoordinator {
         }
     }
 
-    /// The service reports a failed attempt that it will retry after `retryIn` seconds.
-    public mutating func calculationAttemptFailed(session: Int, attempt: Int, error: RouteFetchError, retryIn: Double) {
+    /// The service reports a failed attempt the session goes on from: a retry after `retryIn` seconds on the
+    /// same engine, or the next engine of the chain.
+    public mutating func calculationAttemptFailed(session: Int, _ failure: RouteCalculationRunner.FailedAttempt) {
         guard let calculation = calculations[session] else { return }
-        calculations[session]!.attempts = attempt
-        publish(
-            .routeCalculation,
-            [
-                "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "in_progress",
-                "attempt": .number(Double(attempt)), "retryIn": .number(retryIn), "error": Self.errorFields(error),
-            ])
-        log(.warning, "route calculation \(session) attempt \(attempt) failed, retrying in \(retryIn) s: \(error)")
+        calculations[session]!.attempts = failure.attempt
+        var fields: [String: JSONValue] = [
+            "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "in_progress",
+            "attempt": .number(Double(failure.attempt)), "retryIn": .number(failure.retryIn), "error": Self.errorFields(failure.error),
+            "engine": Self.engineFields(failure.engine),
+        ]
+        if let next = failure.next {
+            fields["fallbackTo"] = Self.engineFields(next)
+            log(.warning, "route calculation \(session): \(failure.engine.name) failed (\(failure.error)); trying \(next.name) at \(next.server)")
+        } else {
+            log(.warning, "route calculation \(session) attempt \(failure.attempt) failed, retrying in \(failure.retryIn) s: \(failure.error)")
+        }
+        publish(.routeCalculation, fields)
     }
 
-    /// The service reports the end of a session.
+    /// The service reports the end of a session (tests: a bare result).
     public mutating func calculationFinished(session: Int, result: Result<[Route], RouteFetchError>, attempts: Int, now: Date) {
+        calculationFinished(session: session, RouteCalculationRunner.Outcome(result: result, attempts: attempts), now: now)
+    }
+
+    /// The service reports the end of a session: its result, and which engines answered or gave up.
+    public mutating func calculationFinished(session: Int, _ outcome: RouteCalculationRunner.Outcome, now: Date) {
         guard let calculation = calculations.removeValue(forKey: session) else { return }
+        let attempts = outcome.attempts
         var fields: [String: JSONValue] = [
             "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "attempts": .number(Double(attempts)),
         ]
-        switch result {
+        if let engine = outcome.answeredBy { fields["engine"] = Self.engineFields(engine) }
+        if !outcome.failedEngines.isEmpty {
+            fields["failedEngines"] = .array(outcome.failedEngines.map {
+                .object(["name": .string($0.engine.name), "server": .string($0.engine.server), "error": Self.errorFields($0.error)])
+            })
+        }
+        switch outcome.result {
         case .failure(let error):
             if calculation.purpose == .reroute { gate.recordFailure(time: lastFix?.location.timestamp ?? now) }
             fields["status"] = "failed"
@@ -155,6 +172,10 @@ extension TripCoordinator {
         publish(
             .routeCalculation,
             ["session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "cancelled", "reason": .string(reason)])
+    }
+
+    static func engineFields(_ engine: RoutingEngine.Identity) -> JSONValue {
+        ["name": .string(engine.name), "server": .string(engine.server)]
     }
 
     static func errorFields(_ error: RouteFetchError) -> JSONValue {

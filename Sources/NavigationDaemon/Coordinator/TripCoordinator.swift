@@ -46,7 +46,8 @@ public struct TripCoordinator: Sendable {
 
     /// What a calculation session asks the routing engine.
     public enum CalculationRequest: Sendable, Equatable {
-        case route(RouteQuery)
+        /// `query` carries no engine options: each engine of the chain maps `options` onto its own keys.
+        case route(RouteQuery, options: RouteOptions)
         case match([TracePoint])
     }
 

@@ -61,25 +61,11 @@ public struct TripJournal: Sendable {
     ///   rather than deleted, since it means the clock went back, not that the journal is stale.
     public func load(clocks: Clocks, maxAge: Double) -> Loaded {
         guard let data = FileManager.default.contents(atPath: path) else { return .none }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = ISO8601Timestamp.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO 8601 time")
-            }
-            return date
-        }
         let record: TripJournalRecord
         do {
-            record = try decoder.decode(TripJournalRecord.self, from: data)
-        } catch let error as DecodingError {
-            return moveAside(reason: describeDecodingError(error))
+            record = try Self.record(from: data)
         } catch {
-            return moveAside(reason: "\(error)")
-        }
-        guard record.version == TripJournalRecord.currentVersion else {
-            return moveAside(reason: "journal version \(record.version) is not \(TripJournalRecord.currentVersion)")
+            return moveAside(reason: error.reason)
         }
         if let bootId = clocks.bootId, let uptime = clocks.uptime, record.bootId == bootId, let savedUptime = record.uptime {
             let age = uptime - savedUptime
@@ -98,6 +84,36 @@ public struct TripJournal: Sendable {
             return .tooOld(age: age)
         }
         return .resumable(record)
+    }
+
+    /// Why a journal's bytes are not a record navd can resume.
+    public struct UnreadableJournal: Error, Sendable {
+        public var reason: String
+    }
+
+    /// Decodes a journal's bytes (pure: `load` adds the file and the age decision).
+    public static func record(from data: Data) throws(UnreadableJournal) -> TripJournalRecord {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = ISO8601Timestamp.parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO 8601 time")
+            }
+            return date
+        }
+        let record: TripJournalRecord
+        do {
+            record = try decoder.decode(TripJournalRecord.self, from: data)
+        } catch let error as DecodingError {
+            throw UnreadableJournal(reason: describeDecodingError(error))
+        } catch {
+            throw UnreadableJournal(reason: "\(error)")
+        }
+        guard record.version == TripJournalRecord.currentVersion else {
+            throw UnreadableJournal(reason: "journal version \(record.version) is not \(TripJournalRecord.currentVersion)")
+        }
+        return record
     }
 
     private func moveAside(reason: String) -> Loaded {

@@ -70,7 +70,8 @@ public enum NavdDaemon {
             logger: logger)
         logger.notice(
             "navd \(NavigationService.navdVersion) starting",
-            metadata: ["config": "\(configPath)", "gnss": "\(location.name)", "engine": "\(config.routing.engine.rawValue) \(config.routing.url)"])
+            metadata: ["config": "\(configPath)", "gnss": "\(location.name)", "engine": "\(config.routing.engine.rawValue) \(HTTPRequestSpec.redacted(config.routing.url))",
+                       "fallbacks": "\(config.routing.fallbacks.map { "\($0.engine.rawValue) \(HTTPRequestSpec.redacted($0.url))" })"])
         // Shut down in reverse order: the reloader, then navigation (journal saved), then the socket (clients told).
         let group = ServiceGroup(
             configuration: .init(
@@ -90,23 +91,7 @@ public enum NavdDaemon {
     }
 
     static func makeRunner(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> RouteCalculationRunner {
-        let profile = routing.effectiveProfile
-        let adapter: RouteAdapter
-        let matcher: MapMatcher?
-        switch routing.engine {
-        case .valhalla:
-            adapter = .valhalla(baseURL: routing.url, profile: profile, options: routing.options)
-            matcher = MapMatcher(generator: ValhallaMapMatchingRequestGenerator(baseURL: routing.url, profile: profile), executor: executor)
-        case .osrm:
-            adapter = .osrm(baseURL: routing.url, profile: profile, options: routing.options)
-            matcher = MapMatcher(generator: OSRMMapMatchingRequestGenerator(baseURL: routing.url, profile: profile), executor: executor)
-        case .graphhopper:
-            adapter = .graphHopper(baseURL: routing.url, profile: profile, options: routing.options)
-            matcher = nil
-        }
-        return RouteCalculationRunner(
-            fetcher: RouteFetcher(source: .http(adapter), executor: executor), matcher: matcher, maxAttempts: routing.maxAttempts,
-            retryDelay: routing.retryDelay)
+        RouteCalculationRunner(engines: RoutingEngine.chain(routing, executor: executor), retryDelay: routing.retryDelay)
     }
 }
 

@@ -18,8 +18,8 @@ public final class NavigationService: Service, Sendable {
         case connected(ClientConnection)
         case command(PreparedCommand, id: JSONValue?, client: ClientConnection)
         case refused(ProtocolError, id: JSONValue?, client: ClientConnection)
-        case attemptFailed(session: Int, attempt: Int, error: RouteFetchError, retryIn: Double)
-        case finished(session: Int, result: Result<[Route], RouteFetchError>, attempts: Int)
+        case attemptFailed(session: Int, RouteCalculationRunner.FailedAttempt)
+        case finished(session: Int, RouteCalculationRunner.Outcome)
         case tick
         case reload(TripCoordinator.Settings, RouteCalculationRunner)
     }
@@ -138,11 +138,11 @@ public final class NavigationService: Service, Sendable {
                 case .refused(let error, let id, let client):
                     deliver(.error(id: id, error), to: client, group: &group)
                     client.answered()
-                case .attemptFailed(let session, let attempt, let error, let retryIn):
-                    coordinator.calculationAttemptFailed(session: session, attempt: attempt, error: error, retryIn: retryIn)
-                case .finished(let session, let result, let attempts):
+                case .attemptFailed(let session, let failure):
+                    coordinator.calculationAttemptFailed(session: session, failure)
+                case .finished(let session, let outcome):
                     cancels[session] = nil
-                    coordinator.calculationFinished(session: session, result: result, attempts: attempts, now: time)
+                    coordinator.calculationFinished(session: session, outcome, now: time)
                 case .tick:
                     coordinator.tick(now: time)
                     notifier.watchdog()
@@ -211,12 +211,12 @@ public final class NavigationService: Service, Sendable {
                 let continuation = self.continuation
                 group.addTask {
                     let outcome = await signal.run {
-                        await runner.run(request) { attempt, error, retryIn in
-                            continuation.yield(.attemptFailed(session: session, attempt: attempt, error: error, retryIn: retryIn))
+                        await runner.run(request) { failure in
+                            continuation.yield(.attemptFailed(session: session, failure))
                         }
                     }
                     if let outcome {
-                        continuation.yield(.finished(session: session, result: outcome.result, attempts: outcome.attempts))
+                        continuation.yield(.finished(session: session, outcome))
                     }
                 }
             case .activeRouteChanged(let route):

@@ -19,10 +19,48 @@ public struct HTTPRequestSpec: Hashable, Sendable {
     }
 
     /// `scheme://host:port` of ``url``, used to say which server failed.
-    public var server: String {
-        guard let components = URLComponents(string: url), let host = components.host else { return url }
+    public var server: String { Self.server(of: url) }
+
+    /// `scheme://host:port` of `url`: no credentials, path or query (which may carry an API key).
+    public static func server(of url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host else { return "(not a URL)" }
         let port = components.port.map { ":\($0)" } ?? ""
         return "\(components.scheme ?? "http")://\(host)\(port)"
+    }
+
+    /// Values in this request that must not appear in a log, an event or an error message: the URL's password,
+    /// query values whose name says key, token, secret, password, auth or signature, and header values whose
+    /// name says authorization, key, token or secret.
+    public var secrets: [String] {
+        var found: [String] = []
+        let words = ["key", "token", "secret", "password", "auth", "signature"]
+        if let components = URLComponents(string: url) {
+            if let password = components.password, !password.isEmpty { found.append(password) }
+            for item in components.queryItems ?? [] where words.contains(where: item.name.lowercased().contains) {
+                if let value = item.value, !value.isEmpty { found.append(value) }
+            }
+        }
+        for (name, value) in headers where words.contains(where: name.lowercased().contains) && !value.isEmpty {
+            found.append(value)
+            // "Bearer abc": the token alone may be echoed too.
+            if let token = value.split(separator: " ").last, token.count < value.count { found.append(String(token)) }
+        }
+        return found
+    }
+
+    /// `text` with every one of ``secrets`` replaced by `***`.
+    public func scrubbed(_ text: String) -> String {
+        secrets.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
+
+    /// `url` fit for logs and messages: user and password removed, every query value replaced by `***`
+    /// (an API key travels as a query value: `?key=…`, `?access_token=…`).
+    public static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.host != nil else { return "(not a URL)" }
+        components.user = nil
+        components.password = nil
+        components.queryItems = components.queryItems?.map { URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "***") }
+        return components.string ?? "(not a URL)"
     }
 }
 
