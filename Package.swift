@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "navbench", targets: ["navbench"]),
         .executable(name: "navd", targets: ["navd"]),
         .library(name: "NavigationProtocol", targets: ["NavigationProtocol"]),
+        // For the fuzzers (Fuzz/): the config loader, journal reader and command router live in the daemon.
+        .library(name: "NavigationDaemon", targets: ["NavigationDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

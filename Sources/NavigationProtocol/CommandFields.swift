@@ -45,8 +45,14 @@ public struct CommandFields: Sendable {
     /// A coordinate object `{"lat": …, "lon": …}` in degrees, checked for range. `path` names it in errors.
     public static func coordinate(_ value: JSONValue, path: String) throws(ProtocolError) -> GeographicCoordinate {
         guard let object = value.objectValue else { throw ProtocolError(.invalidField, "\(path) must be an object with lat and lon") }
-        guard let lat = object["lat"]?.doubleValue else { throw ProtocolError(.missingField, "\(path).lat is required (a number, degrees)") }
-        guard let lon = object["lon"]?.doubleValue else { throw ProtocolError(.missingField, "\(path).lon is required (a number, degrees)") }
+        // A wrong type (`"lat":"60.17"`) is invalid_field; only an absent one is missing_field.
+        func degrees(_ key: String) throws(ProtocolError) -> Double {
+            guard let value = object[key], value != .null else { throw ProtocolError(.missingField, "\(path).\(key) is required (a number, degrees)") }
+            guard let number = value.doubleValue, number.isFinite else { throw ProtocolError(.invalidField, "\(path).\(key) must be a number (degrees), not \(value)") }
+            return number
+        }
+        let lat = try degrees("lat")
+        let lon = try degrees("lon")
         guard (-90...90).contains(lat), (-180...180).contains(lon) else {
             throw ProtocolError(.invalidField, "\(path) is outside the globe (lat \(lat), lon \(lon))")
         }

@@ -83,12 +83,14 @@ extension RouteHTTPExecutor {
         let response = try await execute(request)
         let server = request.server
         guard (200..<300).contains(response.status) else {
+            let engineError = (parser as? OSRMResponseParser)?.engineError(in: response.body)
             // Engines report routing failures (OSRM NoRoute, Valhalla error codes) with 4xx statuses and a JSON body.
-            if let osrmParser = parser as? OSRMResponseParser, let engineError = osrmParser.engineError(in: response.body) {
+            // A 5xx is the server failing, whatever its body says: retryable, with the engine's words as detail.
+            if let engineError, (400..<500).contains(response.status) {
                 throw RouteFetchError(server: server, kind: .engineRefused, detail: "HTTP \(response.status), \(engineError)")
             }
             throw RouteFetchError(
-                server: server, kind: .httpStatus(response.status), detail: Self.bodyExcerpt(response.body))
+                server: server, kind: .httpStatus(response.status), detail: engineError.map { "\($0)" } ?? Self.bodyExcerpt(response.body))
         }
         do {
             return try parser.parseRoutes(from: response.body)

@@ -90,6 +90,12 @@ public enum TrackReader {
     }
 
     static func readGPX(_ data: Data) throws(TrackReadError) -> [TrackPoint] {
+        // Foundation's XMLParser traps on some malformed UTF-8 inside a tag (found by fuzzing; FoundationXML in
+        // Swift 6.3): check the encoding first. GPX files are UTF-8.
+        guard String(validating: data, as: UTF8.self) != nil else {
+            let offset = Self.firstInvalidUTF8Offset(data)
+            throw .invalidGPX("not UTF-8 text (byte \(offset) is not); GPX files must be UTF-8")
+        }
         let delegate = GPXDelegate()
         let parser = XMLParser(data: data)
         parser.delegate = delegate
@@ -105,6 +111,20 @@ public enum TrackReader {
             if !points.isEmpty { return points }
         }
         return []
+    }
+
+    /// Offset of the first byte that starts a malformed UTF-8 sequence.
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int {
+        var offset = 0
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return offset
+            case .error: return offset
+            }
+        }
     }
 
     static func textPrefix(_ data: Data) -> String {

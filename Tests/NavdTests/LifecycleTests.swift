@@ -163,7 +163,8 @@ struct KilledMidTrip {
     /// The last trip_state the client saw before the kill.
     let lastTripState: JSONValue?
 
-    static func make() async throws -> KilledMidTrip {
+    /// `seed`: kill at a seeded fix before the drive leaves the route; nil: halfway there.
+    static func make(seed: UInt64? = nil) async throws -> KilledMidTrip {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
         let pty = try PtyPair()
         let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
@@ -173,7 +174,8 @@ struct KilledMidTrip {
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
         _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
         let routeId = try #require(client.waitFor(timeout: 10) { $0.type == "route" }?["routeId"]?.stringValue)
-        let killAt = drive.firstOffRouteFix / 2
+        var generator = SeededRandomNumberGenerator(seed: seed ?? 0)
+        let killAt = seed == nil ? drive.firstOffRouteFix / 2 : Int.random(in: 3..<max(4, drive.firstOffRouteFix - 3), using: &generator)
         for index in 1..<killAt {
             pty.write(drive.nmea(index))
             client.drain(for: 0.1)

@@ -9,14 +9,16 @@ final class NavdInstance: @unchecked Sendable {
 
     let directory: URL
     var socketPath: String { directory.appendingPathComponent("navd.sock").path }
-    var journalPath: String { directory.appendingPathComponent("trip.json").path }
+    let journalPath: String
     var configPath: String { directory.appendingPathComponent("navd.toml").path }
     private(set) var process: ExternalProcess?
 
-    /// `sections`: TOML text for everything but [socket] and [journal], which point into the instance directory.
-    init(sections: String, socketMode: String = "0600", extraSocket: String = "") throws {
+    /// `sections`: TOML text for everything but [socket] and [journal], which point into the instance directory
+    /// (the journal elsewhere when `journal` is given).
+    init(sections: String, socketMode: String = "0600", extraSocket: String = "", journal: String? = nil) throws {
         // Short path: Unix socket paths are limited to 107 bytes.
         directory = URL(fileURLWithPath: "/tmp/navd-t-\(UUID().uuidString.prefix(8))")
+        journalPath = journal ?? directory.appendingPathComponent("trip.json").path
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let config = """
             \(sections)
@@ -27,7 +29,7 @@ final class NavdInstance: @unchecked Sendable {
             \(extraSocket)
 
             [journal]
-            path = "\(directory.appendingPathComponent("trip.json").path)"
+            path = "\(journalPath)"
             interval = 1
 
             [logging]
@@ -93,7 +95,7 @@ extension NavdInstance {
 
     /// navd reading a serial receiver at `device` (a socat pty) and routing with Valhalla at `valhalla`;
     /// `extra`: more TOML (e.g. a [reroute] table).
-    static func serial(device: String, valhalla: String, extraRouting: String = "", extra: String = "") throws -> NavdInstance {
+    static func serial(device: String, valhalla: String, extraRouting: String = "", extra: String = "", journal: String? = nil) throws -> NavdInstance {
         try NavdInstance(
             sections: """
                 [gnss]
@@ -105,6 +107,6 @@ extension NavdInstance {
                 url = "\(valhalla)"
                 \(extraRouting)
                 \(extra)
-                """)
+                """, journal: journal)
     }
 }

@@ -7,14 +7,23 @@ import TestSupport
 final class PtyPair: @unchecked Sendable {
     let devicePath: String
     let feedPath: String
-    private let socat: ExternalProcess
+    private var socat: ExternalProcess
     private var feed: FileHandle?
 
     init() throws {
         let base = "/tmp/navd-pty-\(UUID().uuidString.prefix(8))"
         devicePath = base + "-gps"
         feedPath = base + "-feed"
-        socat = try ExternalProcess("socat", ["-d", "-d", "pty,raw,echo=0,link=\(devicePath)", "pty,raw,echo=0,link=\(feedPath)"])
+        socat = try Self.link(devicePath, feedPath)
+        feed = try Self.open(feedPath, socat)
+    }
+
+    private static func link(_ devicePath: String, _ feedPath: String) throws -> ExternalProcess {
+        try ExternalProcess("socat", ["-d", "-d", "pty,raw,echo=0,link=\(devicePath)", "pty,raw,echo=0,link=\(feedPath)"])
+    }
+
+    private static func open(_ feedPath: String, _ socat: ExternalProcess) throws -> FileHandle {
+        let devicePath = feedPath.replacingOccurrences(of: "-feed", with: "-gps")
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline, !(FileManager.default.fileExists(atPath: devicePath) && FileManager.default.fileExists(atPath: feedPath)) {
             usleep(20_000)
@@ -23,7 +32,22 @@ final class PtyPair: @unchecked Sendable {
             Issue.record("socat did not create its ptys:\n\(socat.output)")
             throw CancellationError()
         }
-        feed = handle
+        return handle
+    }
+
+    /// The receiver is unplugged: socat ends and its device link disappears.
+    func unplug() {
+        try? feed?.close()
+        feed = nil
+        socat.stop()
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, FileManager.default.fileExists(atPath: devicePath) { usleep(20_000) }
+    }
+
+    /// The receiver is plugged in again: a new pty appears under the same device path.
+    func plugIn() throws {
+        socat = try Self.link(devicePath, feedPath)
+        feed = try Self.open(feedPath, socat)
     }
 
     func write(_ text: String) {

@@ -38,6 +38,16 @@ final class SocketClient: @unchecked Sendable {
         }
     }
 
+    private init(connected fd: Int32) {
+        self.fd = fd
+    }
+
+    /// A connection, or nil when none can be made now (for clients expected to be refused at times).
+    static func attempt(_ path: String) -> SocketClient? {
+        let fd = connected(path)
+        return fd >= 0 ? SocketClient(connected: fd) : nil
+    }
+
     deinit { close(fd) }
 
     func send(_ line: String) {

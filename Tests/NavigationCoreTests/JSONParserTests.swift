@@ -29,6 +29,17 @@ struct JSONParserTests {
         #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array(text.utf8)) }
     }
 
+    /// JSON is UTF-8: a malformed sequence in a string is an error, never a replacement character.
+    @Test(arguments: [[0xFF, 0xFE], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0x80]] as [[UInt8]])
+    func rejectsMalformedUTF8InStrings(sequence: [UInt8]) throws {
+        for escaped in [false, true] {
+            // With an escape before it, the slow path of the string parser sees it too.
+            let bytes = Array(#"{"id":""#.utf8) + (escaped ? Array(#"\n"#.utf8) : []) + sequence + Array(#""}"#.utf8)
+            #expect(throws: JSONParser.Error.self) { try JSONParser.parse(bytes) }
+        }
+        #expect(try JSONParser.parse(Array(#"{"id":"Töölö ✓ 🚗"}"#.utf8))["id"] == "Töölö ✓ 🚗")
+    }
+
     @Test func limitsNesting() {
         let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         #expect(throws: JSONParser.Error.self) { try JSONParser.parse(Array(deep.utf8)) }

@@ -75,6 +75,10 @@ import Testing
         Bad(text: "[[routing.fallback]]\nengine = \"bing\"\nurl = \"http://h\"", key: "routing.fallback[0].engine", says: "must be one of"),
         Bad(text: "[routing]\nfallback = \"osrm\"", key: "routing.fallback", says: "array of tables"),
         Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
+        // Found by fuzzing: toml++ aborts the process on these instead of reporting them (Fuzz/Regressions/FuzzConfig).
+        Bad(text: "[gnss]\n[ {\n", key: nil, says: "line 2: a table name must start with"),
+        Bad(text: "[\u{CD}gnss]", key: nil, says: "line 1: a table name must start with"),
+        Bad(text: "[[ {", key: nil, says: "line 1"),
     ]
 
     @Test(arguments: bad)
@@ -127,6 +131,31 @@ import Testing
             Issue.record("accepted an ftp URL")
         } catch {
             #expect(!"\(error)".contains("PASSWORD2") && !"\(error)".contains("SECRET2"), "\(error)")
+        }
+    }
+
+    @Test func bracketsInsideValuesAreNotTakenForTableHeaders() throws {
+        let config = try ConfigLoader.parse(
+            """
+            [routing.options]
+            matrix = [
+              [ 1, 2 ],
+              [ { a = 1 } ],
+            ]
+            note = \"\"\"
+            [ { not a header
+            \"\"\"
+            """, file: "navd.toml")
+        #expect(config.routing.options["matrix"]?.arrayValue?.count == 2)
+    }
+
+    @Test func everyFuzzerFindingIsASyntaxErrorNotACrash() throws {
+        let directory = Self.repoRoot.appendingPathComponent("Fuzz/Regressions/FuzzConfig")
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!inputs.isEmpty)
+        for input in inputs {
+            let text = String(decoding: try Data(contentsOf: directory.appendingPathComponent(input)), as: UTF8.self)
+            #expect(throws: ConfigErrors.self, "\(input)") { try ConfigLoader.parse(text, file: input) }
         }
     }
 

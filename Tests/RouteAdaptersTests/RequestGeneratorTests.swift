@@ -21,6 +21,27 @@ struct RequestGeneratorTests {
         return Dictionary(uniqueKeysWithValues: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
     }
 
+    /// A client's options travel into the configured engine's request, never to another address: navd contacts
+    /// only the engines in its configuration.
+    @Test(arguments: ["valhalla", "osrm", "graphhopper"])
+    func clientOptionsCannotSendTheRequestElsewhere(engine: String) throws {
+        let hostile: [String: JSONValue] = [
+            "url": "http://203.0.113.9/", "host": "203.0.113.9", "base_url": "http://203.0.113.9", "baseURL": "http://203.0.113.9",
+            "@": "evil", "../../x": "y",
+        ]
+        let adapter: RouteAdapter
+        switch engine {
+        case "valhalla": adapter = .valhalla(baseURL: "http://127.0.0.1:8002")
+        case "osrm": adapter = .osrm(baseURL: "http://127.0.0.1:8002")
+        default: adapter = .graphHopper(baseURL: "http://127.0.0.1:8002")
+        }
+        let request = try adapter.requestGenerator.routeRequest(
+            for: RouteQuery(origin: Self.origin, waypoints: [Self.destination], options: hostile))
+        let components = try #require(URLComponents(string: request.url))
+        #expect(components.host == "127.0.0.1" && components.port == 8002, "\(request.url)")
+        #expect(request.server == "http://127.0.0.1:8002")
+    }
+
     // MARK: Valhalla
 
     @Test func valhallaRouteRequest() throws {

@@ -132,6 +132,17 @@ struct HTTPExecutorTests {
         #expect(!HTTPRequestSpec.server(of: url).contains("secret"))
     }
 
+    /// Found by the fault-injection suite: a 500 whose JSON body has an `error` key was taken for a routing
+    /// refusal and never retried.
+    @Test func aServerErrorWithAJSONBodyIsRetryableNotARefusal() async throws {
+        let body = Data(#"{"error":"worker crashed"}"#.utf8)
+        let (result, _) = try await fetch(.respond(status: 500, contentType: "application/json", body: body))
+        let error = try failure(result)
+        #expect(error.kind == .httpStatus(500))
+        #expect(error.isRetryable)
+        #expect(error.detail.contains("worker crashed"))
+    }
+
     @Test func anEngineRefusalIsNotRetried() async throws {
         let body = Data(#"{"code":"NoRoute","message":"Impossible route between points"}"#.utf8)
         let (result, _) = try await fetch(.respond(status: 400, contentType: "application/json", body: body), engine: { .osrm(baseURL: $0) })

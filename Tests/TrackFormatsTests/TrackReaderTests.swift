@@ -64,4 +64,28 @@ struct TrackReaderTests {
             "\(error)".contains(message)
         }
     }
+
+    /// Found by fuzzing (Fuzz/Regressions/FuzzTrack): malformed UTF-8 inside a tag made Foundation's XMLParser
+    /// trap, taking navctl (and a replaying navd) down. Now a clear error naming the byte.
+    @Test(arguments: [
+        Array(#"<gpx><trk><trkseg><trkpt lat"#.utf8) + [0xCD, 0x58] + Array(#"="60.1" lon="24.9"/></trkseg></trk></gpx>"#.utf8),
+        Array(#"<gpx><trk><trkseg><trkpt lat="60.1" lon="24.9"><time>"#.utf8) + [0xFF, 0xFF] + Array("</time></trkpt></trkseg></trk></gpx>".utf8),
+    ])
+    func aGPXFileThatIsNotUTF8IsRefusedWithItsOffset(bytes: [UInt8]) {
+        #expect {
+            try TrackReader.read(Data(bytes))
+        } throws: { error in
+            "\(error)".contains("not UTF-8") && "\(error)".contains("byte \(bytes.firstIndex { $0 >= 0xCD }!)")
+        }
+    }
+
+    @Test func theFuzzersFindingsAreRefusedNotCrashedOn() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Regressions/FuzzTrack")
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!inputs.isEmpty)
+        for input in inputs {
+            #expect(throws: TrackReadError.self) { try TrackReader.read(Data(contentsOf: directory.appendingPathComponent(input))) }
+        }
+    }
 }

@@ -142,7 +142,10 @@ public struct JSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                // JSON text is UTF-8 (RFC 8259): a malformed sequence is an error, not a replacement character.
+                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                    throw fail("invalid UTF-8 in a string")
+                }
                 index += 1
                 return text
             }
@@ -155,8 +158,9 @@ public struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                guard let text = String(validating: scalars, as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                return text
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw fail("unexpected end of input") }

@@ -13,11 +13,15 @@ public final class JournalWriter: @unchecked Sendable {
 
     private let journal: TripJournal
     private let logger: Logger
-    // `condition` guards `pending`, `finishing` and `finished`.
+    // `condition` guards `pending`, `writing`, `finishing` and `finished`.
     private let condition = NSCondition()
     private var pending: Operation?
+    private var writing = false
     private var finishing = false
     private var finished = false
+    // Only the writer thread touches these: saves failing since the first failure, and that failure.
+    private var failedSaves = 0
+    private var firstFailure: String?
 
     public init(journal: TripJournal, logger: Logger) {
         self.journal = journal
@@ -36,6 +40,13 @@ public final class JournalWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Returns once every operation submitted so far has been performed (tests; the loop never waits).
+    public func waitUntilIdle() {
+        condition.lock()
+        while pending != nil || writing { condition.wait() }
+        condition.unlock()
+    }
+
     /// Writes what is pending, stops the thread, and returns when both are done (at shutdown).
     public func finish() {
         condition.lock()
@@ -51,9 +62,16 @@ public final class JournalWriter: @unchecked Sendable {
             while pending == nil && !finishing { condition.wait() }
             let operation = pending
             pending = nil
+            writing = operation != nil
             let stop = finishing && operation == nil
             condition.unlock()
-            if let operation { perform(operation) }
+            if let operation {
+                perform(operation)
+                condition.lock()
+                writing = false
+                condition.broadcast()
+                condition.unlock()
+            }
             if stop { break }
         }
         condition.lock()
@@ -67,8 +85,22 @@ public final class JournalWriter: @unchecked Sendable {
         case .save(let record):
             do {
                 try journal.save(record)
+                if failedSaves > 0 {
+                    logger.notice(
+                        "the trip journal is saved again", metadata: ["path": "\(journal.path)", "failedSaves": "\(failedSaves)"])
+                    failedSaves = 0
+                    firstFailure = nil
+                }
             } catch {
-                logger.error("cannot save the trip journal", metadata: ["error": "\(error)", "path": "\(journal.path)"])
+                // Said once when saving starts to fail (a full or read-only disk fails every few seconds), and
+                // again when it recovers; navigation goes on either way.
+                failedSaves += 1
+                if firstFailure == nil {
+                    firstFailure = "\(error)"
+                    logger.error(
+                        "cannot save the trip journal; navigation continues, but this trip will not survive a restart until saving works again",
+                        metadata: ["error": "\(error)", "path": "\(journal.path)"])
+                }
             }
         case .delete:
             journal.delete()
