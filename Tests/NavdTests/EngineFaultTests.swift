@@ -81,4 +81,32 @@ struct EngineFaultTests {
         #expect(recovered?["routeId"]?.stringValue != routeId, "recovery gives a new route")
         print("engine fault recovery: \(engine.requests) requests reached the faulty engine in all")
     }
+
+    /// An API key in the engine's URL reaches the engine and nothing else: not the log, not an event, not the
+    /// error message of a server that quotes the request back.
+    @Test func anAPIKeyInTheEngineURLNeverReachesTheLogOrAnEvent() async throws {
+        let valhalla = try Engines.valhallaURL()
+        let drive = try await DeviatingDrive.make(valhallaURL: valhalla, speed: 10)
+        let engine = try FaultyEngine(upstream: valhalla)
+        let secret = "k3y-\(UUID().uuidString.prefix(12))"
+        let pty = try PtyPair()
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: "\(engine.url)/?api_key=\(secret)", extraRouting: "max_attempts = 1")
+        try navd.start()
+        let client = try navd.connect()
+        pty.write(drive.nmea(0))
+        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
+        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        #expect(client.waitFor(timeout: 15) { $0.type == "route" } != nil, "the key-carrying URL did not route:\n\(navd.log.suffix(2000))")
+        engine.behaviour = .unauthorizedQuotingTheRequest
+        _ = client.command(DeviatingDrive.navigateCommand(id: "denied"), id: "denied")
+        let failed = client.waitFor(timeout: 10) { $0.type == "route_calculation" && $0["status"]?.stringValue == "failed" }
+        #expect(failed?["error"]?["code"]?.stringValue == "http_401")
+        #expect(failed?["error"]?["message"]?.stringValue?.contains("api_key=***") == true, "\(String(describing: failed))")
+        _ = client.command(#"{"type":"status","id":"s"}"#, id: "s")
+        client.drain(for: 0.5)
+        let everything = client.received.map { "\($0)" }.joined(separator: "\n")
+        #expect(!everything.contains(secret), "an event or reply carries the key")
+        #expect(!navd.log.contains(secret), "the log carries the key:\n\(navd.log)")
+        #expect(navd.log.contains("api_key=***"), "the log does not say which URL (redacted) it uses")
+    }
 }

@@ -42,6 +42,21 @@ struct RequestGeneratorTests {
         #expect(request.server == "http://127.0.0.1:8002")
     }
 
+    /// Hosted engines take their key in the base URL's query; the request keeps it and adds its own path and
+    /// parameters.
+    @Test func aBaseURLWithAKeyKeepsItsQuery() throws {
+        let valhalla = try RouteAdapter.valhalla(baseURL: "https://api.example.com/valhalla/?api_key=K1").requestGenerator
+            .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination]))
+        #expect(valhalla.url == "https://api.example.com/valhalla/route?api_key=K1")
+        let osrm = try RouteAdapter.osrm(baseURL: "https://api.example.com/osrm?key=K2").requestGenerator
+            .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination]))
+        let components = try #require(URLComponents(string: osrm.url))
+        #expect(components.path.hasPrefix("/osrm/route/v1/driving/"))
+        #expect(try query(osrm.url)["key"] == "K2")
+        #expect(try query(osrm.url)["steps"] == "true")
+        #expect(osrm.secrets == ["K2"])
+    }
+
     // MARK: Valhalla
 
     @Test func valhallaRouteRequest() throws {

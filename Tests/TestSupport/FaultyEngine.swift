@@ -24,6 +24,8 @@ public final class FaultyEngine: @unchecked Sendable {
         case slow
         /// Valhalla's answer when it cannot route: HTTP 400, `error_code` 442.
         case noRoute
+        /// HTTP 401 with a page quoting the request line, API key and all (as some hosted services do).
+        case unauthorizedQuotingTheRequest
     }
 
     public let port: Int
@@ -119,6 +121,9 @@ public final class FaultyEngine: @unchecked Sendable {
         case .noRoute:
             let body = #"{"error_code":442,"error":"No path could be found for input","status_code":400,"status":"Bad Request"}"#
             Self.send(client, Self.response(status: "400 Bad Request", type: "application/json", body: Array(body.utf8)))
+        case .unauthorizedQuotingTheRequest:
+            let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
+            Self.send(client, Self.response(status: "401 Unauthorized", type: "text/plain", body: Array("Invalid API key for \(line)".utf8)))
         }
     }
 

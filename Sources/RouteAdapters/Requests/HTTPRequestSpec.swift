@@ -86,15 +86,20 @@ public enum RouteRequestError: Error, Hashable, Sendable, CustomStringConvertibl
 
 /// Joins a base URL and a path, validating the base.
 func makeURL(base: String, path: String, query: [URLQueryItem] = []) throws(RouteRequestError) -> String {
-    var trimmed = base
+    // A hosted engine's base URL may carry a query (`https://api.example.com/valhalla?api_key=…`): the request's
+    // path goes after the base's path, and the base's query stays, before the request's own parameters.
+    let parts = base.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    var trimmed = String(parts[0])
     while trimmed.hasSuffix("/") { trimmed.removeLast() }
+    let baseQuery = parts.count > 1 ? String(parts[1]) : ""
     guard var components = URLComponents(string: trimmed + path),
         let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", components.host != nil
     else { throw .invalidBaseURL(base) }
-    if !query.isEmpty {
-        components.percentEncodedQuery = query.map { item in
-            "\(percentEncode(item.name))=\(percentEncode(item.value ?? ""))"
-        }.joined(separator: "&")
+    let requestQuery = query.map { item in "\(percentEncode(item.name))=\(percentEncode(item.value ?? ""))" }.joined(separator: "&")
+    let combined = [baseQuery, requestQuery].filter { !$0.isEmpty }.joined(separator: "&")
+    if !combined.isEmpty {
+        guard URLComponents(string: "http://h/?" + combined) != nil else { throw .invalidBaseURL(base) }
+        components.percentEncodedQuery = combined
     }
     guard let url = components.string else { throw .invalidBaseURL(base) }
     return url
