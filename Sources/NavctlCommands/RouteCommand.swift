@@ -12,22 +12,12 @@ struct RouteCommand: AsyncParsableCommand {
         subcommands: [Fetch.self, Parse.self, Match.self])
 }
 
-enum Engine: String, ExpressibleByArgument, CaseIterable {
-    case valhalla, osrm, graphhopper
-
-    var defaultProfile: String {
-        switch self {
-        case .valhalla: "auto"
-        case .osrm: "driving"
-        case .graphhopper: "car"
-        }
-    }
-}
+extension RoutingEngine: ExpressibleByArgument {}
 
 /// Options shared by commands that talk to a routing server.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "Routing engine: \(Engine.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var engine: Engine
+    @Option(help: "Routing engine: \(RoutingEngine.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var engine: RoutingEngine
 
     @Option(help: "Base URL of the routing server, e.g. http://127.0.0.1:8002.")
     var url: String
@@ -108,13 +98,8 @@ extension RouteCommand {
                 let query = RouteQuery(
                     origin: origin, waypoints: via.map { Waypoint(coordinate: $0) } + [Waypoint(coordinate: to)],
                     options: server.engineOptions)
-                let profile = server.profile ?? server.engine.defaultProfile
-                let adapter: RouteAdapter =
-                    switch server.engine {
-                    case .valhalla: .valhalla(baseURL: server.url, profile: profile)
-                    case .osrm: .osrm(baseURL: server.url, profile: profile)
-                    case .graphhopper: .graphHopper(baseURL: server.url, profile: profile)
-                    }
+                let profile = server.engine.profile(server.profile ?? "")
+                let adapter = server.engine.adapter(baseURL: server.url, profile: profile)
                 let routes = try await server.withExecutor { executor in
                     try await RouteFetcher(source: .http(adapter), executor: executor).routes(for: query)
                 }
@@ -166,11 +151,10 @@ extension RouteCommand {
             try await reportingErrors {
                 let points = try TrackReader.read(try readInput(track))
                 let trace = points.map { TracePoint(coordinate: $0.coordinate, timestamp: $0.timestamp) }
-                let profile = server.profile ?? server.engine.defaultProfile
-                let generator: any MapMatchingRequestGenerator =
-                    server.engine == .valhalla
-                    ? ValhallaMapMatchingRequestGenerator(baseURL: server.url, profile: profile, options: server.engineOptions)
-                    : OSRMMapMatchingRequestGenerator(baseURL: server.url, profile: profile, options: server.engineOptions)
+                let profile = server.engine.profile(server.profile ?? "")
+                guard let generator = server.engine.mapMatchingGenerator(baseURL: server.url, profile: profile, options: server.engineOptions) else {
+                    throw ValidationError("map matching supports --engine valhalla or osrm")
+                }
                 let routes = try await server.withExecutor { executor in
                     try await MapMatcher(generator: generator, executor: executor).match(trace)
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import RouteAdapters
 
 /// A command a client sends: a value decoded from the line's fields. The daemon registers one handler per
 /// command type (see `CommandRouter`), so adding a command means adding a type and a handler.
@@ -51,26 +52,10 @@ public struct NavigateCommand: NavigationCommand, Hashable {
     }
 }
 
-/// What a client may ask of a route, independent of the engine; the daemon maps it to each engine's request.
-public struct RouteOptions: Hashable, Sendable {
-    public enum Avoid: String, Hashable, Sendable, CaseIterable {
-        case tolls, highways, ferries
-    }
-
-    /// Engine costing/profile to use instead of the configured one (e.g. Valhalla `auto`, `bicycle`).
-    public var costing: String?
-    public var avoid: Set<Avoid>
-    /// Engine-specific request keys merged over everything else (Valhalla body keys, OSRM query parameters).
-    public var engine: [String: JSONValue]
-
-    public init(costing: String? = nil, avoid: Set<Avoid> = [], engine: [String: JSONValue] = [:]) {
-        self.costing = costing
-        self.avoid = avoid
-        self.engine = engine
-    }
-
+extension RouteOptions {
+    /// Decodes the `navigate` command's `options`.
     public init(fields: CommandFields) throws(ProtocolError) {
-        costing = try fields.string("costing")
+        let costing = try fields.string("costing")
         var avoid: Set<Avoid> = []
         for value in try fields.array("avoid") ?? [] {
             guard let text = value.stringValue, let item = Avoid(rawValue: text) else {
@@ -78,8 +63,8 @@ public struct RouteOptions: Hashable, Sendable {
             }
             avoid.insert(item)
         }
-        self.avoid = avoid
-        engine = try fields.objectField("engine") ?? [:]
+        let engine = try fields.objectField("engine") ?? [:]
+        self.init(costing: costing, avoid: avoid, engine: engine)
     }
 }
 

@@ -14,6 +14,13 @@ public protocol MapMatchingRequestGenerator: Sendable {
 /// Turns the bytes of a server's answer into routes. Pure.
 public protocol RouteResponseParser: Sendable {
     func parseRoutes(from data: Data) throws -> [Route]
+    /// The engine's own refusal in an answer (OSRM `NoRoute`, a Valhalla error code), in words; nil when the
+    /// answer is not one. Lets the HTTP edge tell "the engine cannot route" from "the server failed".
+    func engineError(in data: Data) -> String?
+}
+
+extension RouteResponseParser {
+    public func engineError(in data: Data) -> String? { nil }
 }
 
 /// A routing engine as navd sees it: a request generator plus a response parser. Either half can be
@@ -29,7 +36,7 @@ public struct RouteAdapter: Sendable {
 
     /// Valhalla's `/route` with OSRM-format output.
     public static func valhalla(
-        baseURL: String, profile: String = "auto", options: [String: JSONValue] = [:]
+        baseURL: String, profile: String = RoutingEngine.valhalla.defaultProfile, options: [String: JSONValue] = [:]
     ) -> RouteAdapter {
         RouteAdapter(
             requestGenerator: ValhallaRequestGenerator(baseURL: baseURL, profile: profile, options: options),
@@ -37,14 +44,14 @@ public struct RouteAdapter: Sendable {
     }
 
     /// OSRM's `/route/v1`.
-    public static func osrm(baseURL: String, profile: String = "driving", options: [String: JSONValue] = [:]) -> RouteAdapter {
+    public static func osrm(baseURL: String, profile: String = RoutingEngine.osrm.defaultProfile, options: [String: JSONValue] = [:]) -> RouteAdapter {
         RouteAdapter(
             requestGenerator: OSRMRequestGenerator(baseURL: baseURL, profile: profile, options: options),
             responseParser: OSRMResponseParser(polylinePrecision: 6))
     }
 
     /// GraphHopper's Mapbox-compatible `/navigate/directions/v5/gh`.
-    public static func graphHopper(baseURL: String, profile: String = "car", options: [String: JSONValue] = [:]) -> RouteAdapter {
+    public static func graphHopper(baseURL: String, profile: String = RoutingEngine.graphhopper.defaultProfile, options: [String: JSONValue] = [:]) -> RouteAdapter {
         RouteAdapter(
             requestGenerator: GraphHopperRequestGenerator(baseURL: baseURL, profile: profile, options: options),
             responseParser: OSRMResponseParser(polylinePrecision: 6))

@@ -46,10 +46,10 @@ public struct RouteFetcher: Sendable {
 /// Snaps a trace to the road network through a map-matching request and returns navigable routes.
 public struct MapMatcher: Sendable {
     public var generator: any MapMatchingRequestGenerator
-    public var parser: OSRMResponseParser
+    public var parser: any RouteResponseParser
     public let executor: RouteHTTPExecutor
 
-    public init(generator: any MapMatchingRequestGenerator, parser: OSRMResponseParser = OSRMResponseParser(), executor: RouteHTTPExecutor) {
+    public init(generator: any MapMatchingRequestGenerator, parser: any RouteResponseParser = OSRMResponseParser(), executor: RouteHTTPExecutor) {
         self.generator = generator
         self.parser = parser
         self.executor = executor
@@ -83,7 +83,7 @@ extension RouteHTTPExecutor {
         let response = try await execute(request)
         let server = request.server
         guard (200..<300).contains(response.status) else {
-            let engineError = (parser as? OSRMResponseParser)?.engineError(in: response.body)
+            let engineError = parser.engineError(in: response.body)
             // Engines report routing failures (OSRM NoRoute, Valhalla error codes) with 4xx statuses and a JSON body.
             // A 5xx is the server failing, whatever its body says: retryable, with the engine's words as detail.
             if let engineError, (400..<500).contains(response.status) {

@@ -79,19 +79,4 @@ import Testing
         #expect(value["routeId"] == .null)
         #expect(value["type"] == "gnss")
     }
-
-    @Test func routeOptionsMapOntoEachEngine() throws {
-        let options = RouteOptions(costing: nil, avoid: [.tolls, .ferries], engine: ["alternates": 2])
-        let valhalla = try EngineRequestOptions.options(for: options, engine: .valhalla, profile: "auto")
-        #expect(valhalla["costing_options"]?["auto"]?["use_tolls"] == 0)
-        #expect(valhalla["costing_options"]?["auto"]?["use_ferry"] == 0)
-        #expect(valhalla["alternates"] == 2)
-        let osrm = try EngineRequestOptions.options(for: options, engine: .osrm, profile: "driving")
-        #expect(osrm["exclude"] == "toll,ferry")
-        let graphHopper = try EngineRequestOptions.options(for: options, engine: .graphhopper, profile: "car")
-        #expect(graphHopper["custom_model"]?["priority"]?.arrayValue?.count == 2)
-        #expect(throws: ProtocolError.self) {
-            try EngineRequestOptions.options(for: RouteOptions(costing: "bicycle"), engine: .osrm, profile: "driving")
-        }
-    }
 }

@@ -56,11 +56,11 @@ struct TestEngine {
         let route = try CoordinatorHarness.route()
         let providers = chain.map { FlakyProvider(failures: $0.failures, error: $0.error, route: route) }
         let engines = zip(chain, providers).map { engine, provider in
-            RoutingEngine(
+            RouteEndpoint(
                 identity: .init(name: engine.name, server: "http://127.0.0.1:\(engine.name.count)"),
                 fetcher: RouteFetcher(source: .custom(provider), executor: executor), matcher: nil, maxAttempts: engine.maxAttempts,
-                requestOptions: { (options) throws(ProtocolError) in
-                    if engine.refusesOptions, !options.avoid.isEmpty { throw ProtocolError(.invalidField, "\(engine.name) cannot avoid") }
+                requestOptions: { (options) throws(RouteOptionsError) in
+                    if engine.refusesOptions, !options.avoid.isEmpty { throw RouteOptionsError(field: "options.avoid", message: "\(engine.name) cannot avoid") }
                     return [:]
                 })
         }

@@ -189,7 +189,7 @@ import Testing
         let routeId = harness.coordinator.activeRouteId
         let session = try #require(harness.feed(drive[1..<30]).startedSessions.first?.session)
         let refused = RouteFetchError(server: "http://127.0.0.1:1", kind: .connectionFailed, detail: "Connection refused")
-        let valhalla = RoutingEngine.Identity(name: "valhalla", server: "http://127.0.0.1:1")
+        let valhalla = RouteEndpoint.Identity(name: "valhalla", server: "http://127.0.0.1:1")
         harness.coordinator.calculationAttemptFailed(session: session, .init(attempt: 1, engine: valhalla, error: refused, retryIn: 1))
         let retry = harness.take().events(.routeCalculation).first
         #expect(retry?["status"] == "in_progress")
@@ -205,8 +205,8 @@ import Testing
 
     @Test func aRerouteAnsweredByAFallbackNamesTheEngineThatAnsweredAndTheOneThatFailed() throws {
         var (harness, route, session) = try Self.tripWithRerouteInFlight()
-        let valhalla = RoutingEngine.Identity(name: "valhalla", server: "https://valhalla.example.com")
-        let osrm = RoutingEngine.Identity(name: "osrm", server: "http://127.0.0.1:5000")
+        let valhalla = RouteEndpoint.Identity(name: "valhalla", server: "https://valhalla.example.com")
+        let osrm = RouteEndpoint.Identity(name: "osrm", server: "http://127.0.0.1:5000")
         let refused = RouteFetchError(server: valhalla.server, kind: .connectionFailed, detail: "Connection refused")
         harness.coordinator.calculationAttemptFailed(session: session, .init(attempt: 2, engine: valhalla, error: refused, retryIn: 0, next: osrm))
         let moving = try #require(harness.take().events(.routeCalculation).first)

@@ -1,6 +1,5 @@
 import Foundation
 import NavigationCore
-import NavigationProtocol
 import RouteAdapters
 import RouteClient
 
@@ -11,14 +10,14 @@ import RouteClient
 /// answer) ends the session at once: another engine would not know better. Every session starts at the primary.
 public struct RouteCalculationRunner: Sendable {
     /// The engines, primary first.
-    public var engines: [RoutingEngine]
+    public var engines: [RouteEndpoint]
     /// Seconds before the first retry on an engine; doubles per attempt, at most 8 s.
     public var retryDelay: Double
     /// Waits between attempts; injected so tests need no real time.
     public var sleep: @Sendable (Double) async throws -> Void
 
     public init(
-        engines: [RoutingEngine], retryDelay: Double,
+        engines: [RouteEndpoint], retryDelay: Double,
         sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }
     ) {
         precondition(!engines.isEmpty, "a runner needs at least one engine")
@@ -36,14 +35,14 @@ public struct RouteCalculationRunner: Sendable {
     public struct FailedAttempt: Sendable {
         /// 1-based, counted over the whole session.
         public var attempt: Int
-        public var engine: RoutingEngine.Identity
+        public var engine: RouteEndpoint.Identity
         public var error: RouteFetchError
         /// Seconds until the next attempt on the same engine; 0 when moving on to `next`.
         public var retryIn: Double
         /// The engine tried next, when this one has no attempts left.
-        public var next: RoutingEngine.Identity?
+        public var next: RouteEndpoint.Identity?
 
-        public init(attempt: Int, engine: RoutingEngine.Identity, error: RouteFetchError, retryIn: Double, next: RoutingEngine.Identity? = nil) {
+        public init(attempt: Int, engine: RouteEndpoint.Identity, error: RouteFetchError, retryIn: Double, next: RouteEndpoint.Identity? = nil) {
             self.attempt = attempt
             self.engine = engine
             self.error = error
@@ -58,12 +57,12 @@ public struct RouteCalculationRunner: Sendable {
         /// Attempts over all engines.
         public var attempts: Int
         /// The engine that answered; nil when none did.
-        public var answeredBy: RoutingEngine.Identity?
+        public var answeredBy: RouteEndpoint.Identity?
         /// Engines that gave up before, in order, each with its last error.
         public var failedEngines: [EngineFailure]
 
         public init(
-            result: Result<[Route], RouteFetchError>, attempts: Int, answeredBy: RoutingEngine.Identity? = nil, failedEngines: [EngineFailure] = []
+            result: Result<[Route], RouteFetchError>, attempts: Int, answeredBy: RouteEndpoint.Identity? = nil, failedEngines: [EngineFailure] = []
         ) {
             self.result = result
             self.attempts = attempts
@@ -73,10 +72,10 @@ public struct RouteCalculationRunner: Sendable {
     }
 
     public struct EngineFailure: Sendable {
-        public var engine: RoutingEngine.Identity
+        public var engine: RouteEndpoint.Identity
         public var error: RouteFetchError
 
-        public init(engine: RoutingEngine.Identity, error: RouteFetchError) {
+        public init(engine: RouteEndpoint.Identity, error: RouteFetchError) {
             self.engine = engine
             self.error = error
         }
@@ -127,8 +126,9 @@ public struct RouteCalculationRunner: Sendable {
     }
 }
 
-/// One engine of the chain: how to ask it for routes or a map match, and how often to try.
-public struct RoutingEngine: Sendable {
+/// One engine of the chain (the primary or a fallback): how to ask it for routes or a map match, and how often
+/// to try.
+public struct RouteEndpoint: Sendable {
     /// Which engine, as events name it: its kind and `scheme://host:port` (never a path or query, which may
     /// carry a key).
     public struct Identity: Sendable, Equatable {
@@ -147,11 +147,11 @@ public struct RoutingEngine: Sendable {
     public var matcher: MapMatcher?
     public var maxAttempts: Int
     /// Turns a client's engine-independent options into this engine's request keys; throws when it cannot.
-    public var requestOptions: @Sendable (RouteOptions) throws(ProtocolError) -> [String: JSONValue]
+    public var requestOptions: @Sendable (RouteOptions) throws(RouteOptionsError) -> [String: JSONValue]
 
     public init(
         identity: Identity, fetcher: RouteFetcher, matcher: MapMatcher?, maxAttempts: Int,
-        requestOptions: @escaping @Sendable (RouteOptions) throws(ProtocolError) -> [String: JSONValue]
+        requestOptions: @escaping @Sendable (RouteOptions) throws(RouteOptionsError) -> [String: JSONValue]
     ) {
         self.identity = identity
         self.fetcher = fetcher
@@ -162,30 +162,18 @@ public struct RoutingEngine: Sendable {
 
     /// An engine behind an HTTP routing server of `kind` at `url`.
     public static func http(
-        _ kind: NavdConfig.Routing.Engine, url: String, profile: String, options: [String: JSONValue], maxAttempts: Int,
-        executor: RouteHTTPExecutor
-    ) -> RoutingEngine {
-        let adapter: RouteAdapter
-        let matcher: MapMatcher?
-        switch kind {
-        case .valhalla:
-            adapter = .valhalla(baseURL: url, profile: profile, options: options)
-            matcher = MapMatcher(generator: ValhallaMapMatchingRequestGenerator(baseURL: url, profile: profile), executor: executor)
-        case .osrm:
-            adapter = .osrm(baseURL: url, profile: profile, options: options)
-            matcher = MapMatcher(generator: OSRMMapMatchingRequestGenerator(baseURL: url, profile: profile), executor: executor)
-        case .graphhopper:
-            adapter = .graphHopper(baseURL: url, profile: profile, options: options)
-            matcher = nil
-        }
-        return RoutingEngine(
+        _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], maxAttempts: Int, executor: RouteHTTPExecutor
+    ) -> RouteEndpoint {
+        RouteEndpoint(
             identity: Identity(name: kind.rawValue, server: HTTPRequestSpec.server(of: url)),
-            fetcher: RouteFetcher(source: .http(adapter), executor: executor), matcher: matcher, maxAttempts: maxAttempts,
-            requestOptions: { (options) throws(ProtocolError) in try EngineRequestOptions.options(for: options, engine: kind, profile: profile) })
+            fetcher: RouteFetcher(source: .http(kind.adapter(baseURL: url, profile: profile, options: options)), executor: executor),
+            matcher: kind.mapMatchingGenerator(baseURL: url, profile: profile).map { MapMatcher(generator: $0, executor: executor) },
+            maxAttempts: maxAttempts,
+            requestOptions: { (options) throws(RouteOptionsError) in try kind.requestOptions(for: options, profile: profile) })
     }
 
     /// The primary engine and the fallbacks of `routing`, in order.
-    public static func chain(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> [RoutingEngine] {
+    public static func chain(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> [RouteEndpoint] {
         [
             .http(routing.engine, url: routing.url, profile: routing.effectiveProfile, options: routing.options,
                   maxAttempts: routing.maxAttempts, executor: executor)
@@ -198,10 +186,10 @@ public struct RoutingEngine: Sendable {
     func answer(_ request: TripCoordinator.CalculationRequest) async throws(RouteFetchError) -> [Route] {
         switch request {
         case .route(var query, let options):
-            do throws(ProtocolError) {
+            do throws(RouteOptionsError) {
                 query.options = try requestOptions(options)
             } catch {
-                throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: error.message)
+                throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: "\(error)")
             }
             return try await fetcher.routes(for: query)
         case .match(let trace):

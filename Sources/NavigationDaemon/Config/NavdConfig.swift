@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import RouteAdapters
 
 /// navd's configuration (docs/configuration.md). Every value has a default, so an empty file is valid.
 public struct NavdConfig: Sendable {
@@ -49,19 +50,7 @@ public struct NavdConfig: Sendable {
 
     public struct Routing: Sendable, Equatable {
         public init() {}
-        public enum Engine: String, Sendable, CaseIterable {
-            case valhalla, osrm, graphhopper
-
-            /// `profile`, or the engine's car profile when it is empty.
-            public func defaultProfile(_ profile: String) -> String {
-                if !profile.isEmpty { return profile }
-                switch self {
-                case .valhalla: return "auto"
-                case .osrm: return "driving"
-                case .graphhopper: return "car"
-                }
-            }
-        }
+        public typealias Engine = RoutingEngine
         public var engine: Engine = .valhalla
         public var url = "http://127.0.0.1:8002"
         /// Valhalla costing, OSRM profile or GraphHopper profile. Empty: the engine's car profile.
@@ -80,7 +69,7 @@ public struct NavdConfig: Sendable {
         /// error after its own attempts.
         public var fallbacks: [Fallback] = []
 
-        public var effectiveProfile: String { engine.defaultProfile(profile) }
+        public var effectiveProfile: String { engine.profile(profile) }
 
         /// One fallback engine.
         public struct Fallback: Sendable, Equatable {
@@ -100,7 +89,7 @@ public struct NavdConfig: Sendable {
                 self.maxAttempts = maxAttempts
             }
 
-            public var effectiveProfile: String { engine.defaultProfile(profile) }
+            public var effectiveProfile: String { engine.profile(profile) }
         }
     }
 

@@ -174,7 +174,7 @@ extension TripCoordinator {
             ["session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "cancelled", "reason": .string(reason)])
     }
 
-    static func engineFields(_ engine: RoutingEngine.Identity) -> JSONValue {
+    static func engineFields(_ engine: RouteEndpoint.Identity) -> JSONValue {
         ["name": .string(engine.name), "server": .string(engine.server)]
     }
 

@@ -6,7 +6,11 @@ import RouteAdapters
 extension TripCoordinator {
     /// `navigate`: a session from the current position (or, without a fix yet, from the first fix).
     public mutating func navigate(_ command: NavigateCommand, now: Date) throws(ProtocolError) -> [String: JSONValue] {
-        _ = try EngineRequestOptions.options(for: command.options, engine: settings.engine, profile: settings.profile)
+        do throws(RouteOptionsError) {
+            _ = try settings.engine.requestOptions(for: command.options, profile: settings.profile)
+        } catch {
+            throw ProtocolError(.invalidField, "\(error)")
+        }
         let session = startCalculation(
             purpose: .initial, waypoints: command.waypoints, options: command.options, origin: lastFix?.location, now: now)
         var reply: [String: JSONValue] = ["session": .number(Double(session)), "waitingForFix": .bool(lastFix == nil)]

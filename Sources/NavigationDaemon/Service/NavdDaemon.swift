@@ -91,7 +91,7 @@ public enum NavdDaemon {
     }
 
     static func makeRunner(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> RouteCalculationRunner {
-        RouteCalculationRunner(engines: RoutingEngine.chain(routing, executor: executor), retryDelay: routing.retryDelay)
+        RouteCalculationRunner(engines: RouteEndpoint.chain(routing, executor: executor), retryDelay: routing.retryDelay)
     }
 }
 

@@ -45,9 +45,9 @@ public struct OSRMResponseParser: RouteResponseParser {
     }
 
     /// If `data` is an engine's error answer (whatever its HTTP status), the error it describes.
-    public func engineError(in data: Data) -> RouteParseError? {
+    public func engineError(in data: Data) -> String? {
         guard let response = try? decodeResponse(data) else { return nil }
-        return engineError(in: response)
+        return engineError(in: response).map { "\($0)" }
     }
 
     // MARK: - Decoding

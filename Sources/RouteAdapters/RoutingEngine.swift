@@ -1,0 +1,124 @@
+import NavigationCore
+
+/// The routing engines navd speaks to, and everything that differs between them: default profile, request
+/// generator, map matching, and how a client's engine-independent ``RouteOptions`` become request keys. The
+/// rest of navd (config, daemon, navctl) asks this type instead of switching on engines itself.
+public enum RoutingEngine: String, CaseIterable, Sendable {
+    case valhalla, osrm, graphhopper
+
+    /// The engine's car profile: Valhalla costing `auto`, OSRM `driving`, GraphHopper `car`.
+    public var defaultProfile: String {
+        switch self {
+        case .valhalla: "auto"
+        case .osrm: "driving"
+        case .graphhopper: "car"
+        }
+    }
+
+    /// `configured`, or ``defaultProfile`` when it is empty.
+    public func profile(_ configured: String) -> String {
+        configured.isEmpty ? defaultProfile : configured
+    }
+
+    /// Request generator and response parser for a server of this engine at `baseURL`.
+    public func adapter(baseURL: String, profile: String, options: [String: JSONValue] = [:]) -> RouteAdapter {
+        switch self {
+        case .valhalla: .valhalla(baseURL: baseURL, profile: profile, options: options)
+        case .osrm: .osrm(baseURL: baseURL, profile: profile, options: options)
+        case .graphhopper: .graphHopper(baseURL: baseURL, profile: profile, options: options)
+        }
+    }
+
+    /// The map-matching request generator; nil for GraphHopper, whose map matching is not part of its
+    /// navigation API.
+    public func mapMatchingGenerator(baseURL: String, profile: String, options: [String: JSONValue] = [:]) -> (any MapMatchingRequestGenerator)? {
+        switch self {
+        case .valhalla: ValhallaMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, options: options)
+        case .osrm: OSRMMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, options: options)
+        case .graphhopper: nil
+        }
+    }
+
+    /// A client's options as this engine's request keys (Valhalla `costing_options`, OSRM `exclude`,
+    /// GraphHopper `custom_model`), `options.engine` merged over them. `profile`: the configured one.
+    public func requestOptions(for options: RouteOptions, profile: String) throws(RouteOptionsError) -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        switch self {
+        case .valhalla:
+            let costing = options.costing ?? profile
+            if options.costing != nil { result["costing"] = .string(costing) }
+            if !options.avoid.isEmpty {
+                var costingOptions: [String: JSONValue] = [:]
+                if options.avoid.contains(.tolls) { costingOptions["use_tolls"] = 0 }
+                if options.avoid.contains(.highways) { costingOptions["use_highways"] = 0 }
+                if options.avoid.contains(.ferries) { costingOptions["use_ferry"] = 0 }
+                result["costing_options"] = .object([costing: .object(costingOptions)])
+            }
+        case .osrm:
+            if let costing = options.costing, costing != profile {
+                throw RouteOptionsError(
+                    field: "options.costing", message: "an OSRM server serves one profile ('\(profile)'); run another server for '\(costing)'")
+            }
+            let names: [RouteOptions.Avoid: String] = [.tolls: "toll", .highways: "motorway", .ferries: "ferry"]
+            let excluded = RouteOptions.Avoid.allCases.filter(options.avoid.contains).compactMap { names[$0] }
+            if !excluded.isEmpty { result["exclude"] = .string(excluded.joined(separator: ",")) }
+        case .graphhopper:
+            if let costing = options.costing { result["profile"] = .string(costing) }
+            if !options.avoid.isEmpty {
+                var rules: [JSONValue] = []
+                if options.avoid.contains(.tolls) { rules.append(["if": "toll != NO", "multiply_by": "0"]) }
+                if options.avoid.contains(.highways) { rules.append(["if": "road_class == MOTORWAY", "multiply_by": "0"]) }
+                if options.avoid.contains(.ferries) { rules.append(["if": "road_environment == FERRY", "multiply_by": "0"]) }
+                result["custom_model"] = ["priority": .array(rules)]
+                result["ch.disable"] = true
+            }
+        }
+        for (key, value) in options.engine {
+            result[key] = result[key].map { $0.merging(value) } ?? value
+        }
+        return result
+    }
+}
+
+/// A client's route options that an engine cannot honour.
+public struct RouteOptionsError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The option, as the client wrote it (`options.costing`).
+    public var field: String
+    public var message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message)" }
+}
+
+/// What a client may ask of a route, independent of the engine; ``RoutingEngine/requestOptions(for:profile:)``
+/// maps it to each engine's request.
+public struct RouteOptions: Hashable, Sendable {
+    public enum Avoid: String, Hashable, Sendable, CaseIterable {
+        case tolls, highways, ferries
+    }
+
+    /// Engine costing/profile to use instead of the configured one (e.g. Valhalla `auto`, `bicycle`).
+    public var costing: String?
+    public var avoid: Set<Avoid>
+    /// Engine-specific request keys merged over everything else (Valhalla body keys, OSRM query parameters).
+    public var engine: [String: JSONValue]
+
+    public init(costing: String? = nil, avoid: Set<Avoid> = [], engine: [String: JSONValue] = [:]) {
+        self.costing = costing
+        self.avoid = avoid
+        self.engine = engine
+    }
+
+    /// JSON form, as in the `navigate` command's `options` (the journal keeps it).
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let costing { object["costing"] = .string(costing) }
+        if !avoid.isEmpty { object["avoid"] = .array(Avoid.allCases.filter(avoid.contains).map { .string($0.rawValue) }) }
+        if !engine.isEmpty { object["engine"] = .object(engine) }
+        return .object(object)
+    }
+}
