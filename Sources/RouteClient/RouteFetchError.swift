@@ -37,6 +37,22 @@ public struct RouteFetchError: Error, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// The wire code clients see in `route_calculation` errors (docs/protocol.md).
+    public var code: String {
+        switch kind {
+        case .invalidRequest: "invalid_request"
+        case .connectionFailed: "connection_failed"
+        case .connectionLost: "connection_lost"
+        case .timedOut: "timed_out"
+        case .cancelled: "cancelled"
+        case .httpStatus(let status): "http_\(status)"
+        case .responseTooLarge: "response_too_large"
+        case .engineRefused: "engine_refused"
+        case .invalidResponse: "invalid_response"
+        case .providerFailed: "provider_failed"
+        }
+    }
+
     /// True for failures that may pass (connection refused, timeout, HTTP 5xx, 429): worth retrying with backoff.
     public var isRetryable: Bool {
         switch kind {

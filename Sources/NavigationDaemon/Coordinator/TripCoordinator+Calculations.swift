@@ -179,19 +179,6 @@ extension TripCoordinator {
     }
 
     static func errorFields(_ error: RouteFetchError) -> JSONValue {
-        let code: String
-        switch error.kind {
-        case .invalidRequest: code = "invalid_request"
-        case .connectionFailed: code = "connection_failed"
-        case .connectionLost: code = "connection_lost"
-        case .timedOut: code = "timed_out"
-        case .cancelled: code = "cancelled"
-        case .httpStatus(let status): code = "http_\(status)"
-        case .responseTooLarge: code = "response_too_large"
-        case .engineRefused: code = "engine_refused"
-        case .invalidResponse: code = "invalid_response"
-        case .providerFailed: code = "provider_failed"
-        }
-        return ["code": .string(code), "message": .string(error.description), "retryable": .bool(error.isRetryable)]
+        ["code": .string(error.code), "message": .string(error.description), "retryable": .bool(error.isRetryable)]
     }
 }
