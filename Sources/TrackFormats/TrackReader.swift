@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import NavigationCore
 
 /// One point of a recorded track.
@@ -90,25 +87,45 @@ public enum TrackReader {
     }
 
     static func readGPX(_ data: Data) throws(TrackReadError) -> [TrackPoint] {
-        // Foundation's XMLParser traps on some malformed UTF-8 inside a tag (found by fuzzing; FoundationXML in
-        // Swift 6.3): check the encoding first. GPX files are UTF-8.
+        // GPX files are UTF-8; a malformed sequence is named by its offset.
         guard String(validating: data, as: UTF8.self) != nil else {
-            let offset = Self.firstInvalidUTF8Offset(data)
-            throw .invalidGPX("not UTF-8 text (byte \(offset) is not); GPX files must be UTF-8")
+            throw .invalidGPX("not UTF-8 text (byte \(Self.firstInvalidUTF8Offset(data)) is not); GPX files must be UTF-8")
         }
-        let delegate = GPXDelegate()
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        guard parser.parse() else {
-            throw .invalidGPX(delegate.error ?? parser.parserError.map { "\($0)" } ?? "unreadable XML")
+        var points: [(kind: String, point: TrackPoint)] = []
+        var current: (kind: String, point: TrackPoint)?
+        var timeText: String?
+        var scanner = XMLScanner(Array(data))
+        do throws(XMLScanner.Failure) {
+            try scanner.scan { (event, offset) throws(XMLScanner.Failure) in
+                switch event {
+                case .start(let name, let attributes) where ["trkpt", "rtept", "wpt"].contains(name):
+                    guard let lat = attributes["lat"].flatMap(Double.init), let lon = attributes["lon"].flatMap(Double.init) else {
+                        throw XMLScanner.Failure(message: "<\(name)> needs numeric lat and lon attributes", offset: offset)
+                    }
+                    let coordinate = GeographicCoordinate(latitude: lat, longitude: lon)
+                    guard coordinate.isValid else { throw XMLScanner.Failure(message: "<\(name)> is outside the world", offset: offset) }
+                    current = (name, TrackPoint(coordinate: coordinate))
+                case .start("time", _) where current != nil:
+                    timeText = ""
+                case .text(let text) where timeText != nil:
+                    timeText! += text
+                case .end("time") where timeText != nil:
+                    current?.point.timestamp = ISO8601Timestamp.parse(timeText!.trimmingCharacters(in: .whitespacesAndNewlines))
+                    timeText = nil
+                case .end(let name) where ["trkpt", "rtept", "wpt"].contains(name):
+                    if let point = current { points.append(point) }
+                    current = nil
+                default:
+                    break
+                }
+            }
+        } catch {
+            throw .invalidGPX("\(error.message) (line \(error.line))")
         }
-        if let error = delegate.error { throw .invalidGPX(error) }
-        // Some XML parsers accept a document that stops inside an element; a cut-off file is not a whole track.
-        if delegate.openElements > 0 { throw .invalidGPX("the file ends inside an element (truncated?)") }
         // A file with a track uses it; otherwise its route, otherwise its waypoints.
         for kind in ["trkpt", "rtept", "wpt"] {
-            let points = delegate.points.filter { $0.kind == kind }.map(\.point)
-            if !points.isEmpty { return points }
+            let found = points.filter { $0.kind == kind }.map(\.point)
+            if !found.isEmpty { return found }
         }
         return []
     }
@@ -129,63 +146,5 @@ public enum TrackReader {
 
     static func textPrefix(_ data: Data) -> String {
         String(decoding: data.prefix(40), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
-    }
-}
-
-/// Collects trkpt / rtept / wpt elements with their `time` child.
-private final class GPXDelegate: NSObject, XMLParserDelegate {
-    var points: [(kind: String, point: TrackPoint)] = []
-    var error: String?
-    private var current: (kind: String, point: TrackPoint)?
-    private var text = ""
-    private var inTime = false
-    /// Elements started and not yet ended.
-    private(set) var openElements = 0
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        openElements += 1
-        let name = elementName.split(separator: ":").last.map(String.init) ?? elementName
-        switch name {
-        case "trkpt", "rtept", "wpt":
-            guard let lat = attributes["lat"].flatMap(Double.init), let lon = attributes["lon"].flatMap(Double.init) else {
-                error = "<\(name)> at line \(parser.lineNumber) needs numeric lat and lon attributes"
-                parser.abortParsing()
-                return
-            }
-            let coordinate = GeographicCoordinate(latitude: lat, longitude: lon)
-            guard coordinate.isValid else {
-                error = "<\(name)> at line \(parser.lineNumber) is outside the world"
-                parser.abortParsing()
-                return
-            }
-            current = (name, TrackPoint(coordinate: coordinate))
-        case "time" where current != nil:
-            inTime = true
-            text = ""
-        default:
-            break
-        }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if inTime { text += string }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        openElements -= 1
-        let name = elementName.split(separator: ":").last.map(String.init) ?? elementName
-        switch name {
-        case "time" where inTime:
-            inTime = false
-            current?.point.timestamp = ISO8601Timestamp.parse(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        case "trkpt", "rtept", "wpt":
-            if let current { points.append(current) }
-            current = nil
-        default:
-            break
-        }
     }
 }
