@@ -35,7 +35,10 @@ public enum GpsdJSONLogReader {
                 let quality = GNSSQuality(
                     mode: mode, satellitesUsed: satellitesUsed, satellitesInView: satellitesInView, hdop: hdop,
                     horizontalAccuracy: accuracy, altitude: value["altMSL"]?.doubleValue ?? value["alt"]?.doubleValue)
-                guard mode >= .twoDimensional, let lat = value["lat"]?.doubleValue, let lon = value["lon"]?.doubleValue, let time else {
+                // A position off the globe is no position (found by fuzzing: it used to become a fix).
+                guard mode >= .twoDimensional, let lat = value["lat"]?.doubleValue, let lon = value["lon"]?.doubleValue, let time,
+                    GeographicCoordinate(latitude: lat, longitude: lon).isValid
+                else {
                     readings.append(.noFix(quality, time: time))
                     continue
                 }

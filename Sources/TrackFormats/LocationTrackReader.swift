@@ -20,11 +20,15 @@ public enum LocationTrackReader {
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             guard line.contains(where: { $0 > 32 }) else { continue }
+            let fix: UserLocation
             do {
-                fixes.append(try decoder.decode(UserLocation.self, from: Data(line)))
+                fix = try decoder.decode(UserLocation.self, from: Data(line))
             } catch {
                 throw .invalidJSON("line \(lineNumber): \(Self.describe(error))")
             }
+            // Found by fuzzing: a fix off the globe used to be replayed as if it were one.
+            guard fix.coordinate.isValid else { throw .invalidJSON("line \(lineNumber): lat/lon is outside the world") }
+            fixes.append(fix)
         }
         guard !fixes.isEmpty else { throw .empty }
         return fixes

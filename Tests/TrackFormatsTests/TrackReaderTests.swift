@@ -79,13 +79,39 @@ struct TrackReaderTests {
         }
     }
 
-    @Test func theFuzzersFindingsAreRefusedNotCrashedOn() throws {
+    /// Every input the fuzzer found (Fuzz/Regressions/FuzzTrack) is read without a crash, and whatever any reader
+    /// returns is on the globe.
+    @Test func theFuzzersFindingsAreReadSafely() throws {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fuzz/Regressions/FuzzTrack")
         let inputs = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(!inputs.isEmpty)
+        #expect(inputs.count >= 4)
         for input in inputs {
-            #expect(throws: TrackReadError.self) { try TrackReader.read(Data(contentsOf: directory.appendingPathComponent(input))) }
+            let data = try Data(contentsOf: directory.appendingPathComponent(input))
+            var coordinates = (try? TrackReader.read(data))?.map(\.coordinate) ?? []
+            coordinates += (try? LocationTrackReader.read(data))?.map(\.coordinate) ?? []
+            coordinates += (try? GpsdJSONLogReader.read(data))?.compactMap(\.fix?.location.coordinate) ?? []
+            let offTheGlobe = coordinates.filter { !$0.isValid }
+            #expect(offTheGlobe.isEmpty, "\(input): \(offTheGlobe.prefix(3))")
         }
+    }
+
+    @Test(arguments: [
+        (#"{"lat":95.1,"lon":24.9,"accuracy":4,"time":"2026-11-21T08:19:24Z"}"#, "line 1: lat/lon is outside the world"),
+        (#"{"lat":60.1,"lon":24.9,"accuracy":4,"time":"2026-11-21T08:19:24Z"}"# + "\n" + #"{"lat":60.1,"lon":-190,"accuracy":4,"time":"2026-11-21T08:19:25Z"}"#, "line 2: lat/lon is outside the world"),
+    ])
+    func recordedFixesOffTheGlobeAreRefused(jsonl: String, message: String) {
+        #expect {
+            try LocationTrackReader.read(Data(jsonl.utf8))
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test func aGpsdReportOffTheGlobeIsNoFix() throws {
+        let log = #"{"class":"TPV","mode":3,"time":"2026-11-21T08:19:24.000Z","lat":91.5,"lon":24.9,"eph":5}"#
+        let readings = try GpsdJSONLogReader.read(Data(log.utf8))
+        #expect(readings.count == 1)
+        #expect(readings.first?.fix == nil)
     }
 }
