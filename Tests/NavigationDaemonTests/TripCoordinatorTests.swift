@@ -125,6 +125,29 @@ import Testing
         #expect(result.events(.route).count == (acceptance == .always ? 1 : 0))
     }
 
+    /// The engine's latency is measured on the service's clock alone: a board clock two hours off GNSS time
+    /// used to be measured as a two-hour reroute (then clamped to 5 s), pushing every reroute origin too far ahead.
+    @Test func theRerouteLatencyIsMeasuredOnOneClock() throws {
+        var settings = NavdConfig.Reroute()
+        settings.accept = .always
+        var harness = CoordinatorHarness(reroute: settings)
+        harness.now = CoordinatorHarness.start.addingTimeInterval(7200)
+        let route = try CoordinatorHarness.route()
+        let on = CoordinatorHarness.fixes(along: route)
+        let off = CoordinatorHarness.fixes(along: route, offset: 120)
+        _ = harness.feed(on[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(on[1..<20])
+        let session = try #require(harness.feed(off[20..<26]).startedSessions.first?.session)
+        let before = harness.coordinator.expectedRerouteLatency
+        let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
+        harness.now += 2  // the engine took two seconds
+        harness.coordinator.calculationFinished(
+            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1)]), attempts: 1, now: harness.now)
+        #expect(harness.take().events(.route).count == 1, "the reroute was not applied")
+        #expect(abs(harness.coordinator.expectedRerouteLatency - (0.7 * before + 0.3 * 2)) < 1e-9)
+    }
+
     @Test func aRerouteCompletingAfterCancelNeverRevivesTheTrip() throws {
         var (harness, route, session) = try Self.tripWithRerouteInFlight()
         _ = harness.coordinator.cancel()

@@ -116,7 +116,7 @@ extension TripCoordinator {
             return
         case .navigating(let state):
             let before = previous.navigating
-            handleDeviation(state, before: before, fix: fix)
+            handleDeviation(state, before: before, fix: fix, now: now)
             publishWaypointsReached(state, before: before)
             publishNewInstructions(in: state)
             publish(.tripState, JSONLine.value(TripStateRecord(next, time: fix.location.timestamp)).objectValue ?? [:])

@@ -5,7 +5,8 @@ import RouteAdapters
 
 extension TripCoordinator {
     /// Publishes deviation changes and, under the automatic policy, requests a reroute when the gate allows.
-    mutating func handleDeviation(_ state: NavigatingState, before: NavigatingState?, fix: GNSSFix) {
+    /// `now`: the service's clock, which times the calculation session (fix times drive the reroute gate).
+    mutating func handleDeviation(_ state: NavigatingState, before: NavigatingState?, fix: GNSSFix, now: Date) {
         let policy = settings.reroute.policy
         guard policy != .off else { return }
         let isOff = state.deviation.isOffRoute
@@ -34,7 +35,7 @@ extension TripCoordinator {
         }
         switch decision {
         case .request:
-            startReroute(from: fix, state: state)
+            startReroute(from: fix, state: state, now: now)
         case .loopDetected(let until):
             log(
                 .warning,
@@ -63,12 +64,12 @@ extension TripCoordinator {
         return origin
     }
 
-    private mutating func startReroute(from fix: GNSSFix, state: NavigatingState) {
+    private mutating func startReroute(from fix: GNSSFix, state: NavigatingState, now: Date) {
         guard let current = trip else { return }
         gate.recordRequest(time: fix.location.timestamp, coordinate: fix.location.coordinate)
         let passed = current.passedBeforeRoute + max(0, state.remainingWaypoints.startIndex - 1)
         let remaining = Array(current.requested.dropFirst(passed))
-        startCalculation(purpose: .reroute, waypoints: remaining, options: current.options, origin: predictedOrigin(fix.location), now: fix.location.timestamp)
+        startCalculation(purpose: .reroute, waypoints: remaining, options: current.options, origin: predictedOrigin(fix.location), now: now)
     }
 
     /// Why a reroute result must not replace the active route, or nil when it may. A rejection counts toward loop
@@ -94,6 +95,8 @@ extension TripCoordinator {
     /// and snaps the last fix to it.
     mutating func applyReroute(_ controller: NavigationController, calculation: Calculation, now: Date) {
         guard var current = trip, let state = current.state.navigating else { return }
+        // One clock: both times are the service's (a GNSS fix time against the system clock measured the offset
+        // between the two clocks, not the engine).
         let measured = now.timeIntervalSince(calculation.startedAt)
         if measured.isFinite, measured >= 0 {
             expectedRerouteLatency = min(5, max(0.5, 0.7 * expectedRerouteLatency + 0.3 * measured))
