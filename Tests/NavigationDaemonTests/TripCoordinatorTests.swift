@@ -102,11 +102,15 @@ import Testing
         #expect(query.waypoints.last?.coordinate == route.geometry.last)
     }
 
-    @Test(arguments: [NavdConfig.Reroute.Acceptance.ifStillOffRoute, .always])
-    func aRerouteArrivingAfterTheVehicleReturnedFollowsThePolicy(_ acceptance: NavdConfig.Reroute.Acceptance) throws {
+    /// A trip whose vehicle drove 20 fixes on the route, then 6 fixes 120 m off it: a reroute is in flight.
+    /// `clockAhead`: seconds the service's clock runs ahead of GNSS time.
+    static func offRouteWithRerouteInFlight(accept: NavdConfig.Reroute.Acceptance, clockAhead: Double = 0) throws
+        -> (harness: CoordinatorHarness, route: Route, on: [UserLocation], session: Int)
+    {
         var settings = NavdConfig.Reroute()
-        settings.accept = acceptance
+        settings.accept = accept
         var harness = CoordinatorHarness(reroute: settings)
+        harness.now = CoordinatorHarness.start.addingTimeInterval(clockAhead)
         let route = try CoordinatorHarness.route()
         let on = CoordinatorHarness.fixes(along: route)
         let off = CoordinatorHarness.fixes(along: route, offset: 120)
@@ -114,6 +118,12 @@ import Testing
         _ = try harness.navigate(answering: route)
         _ = harness.feed(on[1..<20])
         let session = try #require(harness.feed(off[20..<26]).startedSessions.first?.session)
+        return (harness, route, on, session)
+    }
+
+    @Test(arguments: [NavdConfig.Reroute.Acceptance.ifStillOffRoute, .always])
+    func aRerouteArrivingAfterTheVehicleReturnedFollowsThePolicy(_ acceptance: NavdConfig.Reroute.Acceptance) throws {
+        var (harness, route, on, session) = try Self.offRouteWithRerouteInFlight(accept: acceptance)
         _ = harness.feed(on[26..<32])  // back on the route before the answer
         // The answer starts at the vehicle: the start of the step it is on.
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
@@ -128,17 +138,7 @@ import Testing
     /// The engine's latency is measured on the service's clock alone: a board clock two hours off GNSS time
     /// used to be measured as a two-hour reroute (then clamped to 5 s), pushing every reroute origin too far ahead.
     @Test func theRerouteLatencyIsMeasuredOnOneClock() throws {
-        var settings = NavdConfig.Reroute()
-        settings.accept = .always
-        var harness = CoordinatorHarness(reroute: settings)
-        harness.now = CoordinatorHarness.start.addingTimeInterval(7200)
-        let route = try CoordinatorHarness.route()
-        let on = CoordinatorHarness.fixes(along: route)
-        let off = CoordinatorHarness.fixes(along: route, offset: 120)
-        _ = harness.feed(on[0])
-        _ = try harness.navigate(answering: route)
-        _ = harness.feed(on[1..<20])
-        let session = try #require(harness.feed(off[20..<26]).startedSessions.first?.session)
+        var (harness, route, _, session) = try Self.offRouteWithRerouteInFlight(accept: .always, clockAhead: 7200)
         let before = harness.coordinator.expectedRerouteLatency
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
         harness.now += 2  // the engine took two seconds
