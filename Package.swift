@@ -84,7 +84,9 @@ let package = Package(
         .target(
             name: "NavctlCommands",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources",
+                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol",
+                // replay runs the daemon's own loop logic over a recording.
+                "NavigationDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

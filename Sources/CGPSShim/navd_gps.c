@@ -46,6 +46,10 @@ int navd_gps_watch(navd_gps_connection *connection, const char *device) {
 static double finite_or_nan(double value) { return isfinite(value) ? value : NAN; }
 
 int navd_gps_read(navd_gps_connection *connection, int timeout_us, navd_gps_report *report) {
+    return navd_gps_read_message(connection, timeout_us, report, NULL, 0);
+}
+
+int navd_gps_read_message(navd_gps_connection *connection, int timeout_us, navd_gps_report *report, char *message, int message_len) {
     struct gps_data_t *data = &connection->data;
     errno = 0;
     if (!gps_waiting(data, timeout_us)) {
@@ -54,7 +58,10 @@ int navd_gps_read(navd_gps_connection *connection, int timeout_us, navd_gps_repo
     }
     errno = 0;
     data->set = 0;
-    if (gps_read(data, NULL, 0) == -1) {
+    if (message != NULL && message_len > 0) {
+        message[0] = '\0';
+    }
+    if (gps_read(data, message, message != NULL ? message_len : 0) == -1) {
         return -1;
     }
     memset(report, 0, sizeof(*report));

@@ -48,6 +48,8 @@ public final class GNSSFeed: Sendable {
     private let finished = Mutex(false)
     /// Monotonic seconds of the last fix (or of the feed's creation), and whether the watchdog has reported it lost.
     private let silence = Mutex<(lastFix: Double, lost: Bool)>((monotonicSeconds(), false))
+    private let rawObserver = Mutex<(@Sendable (RawGNSSInput) -> Void)?>(nil)
+    private let rawObserved = Atomic<Bool>(false)
 
     public init(keepEveryReading: Bool = false) {
         (readings, readingContinuation) = AsyncStream.makeStream(
@@ -80,6 +82,21 @@ public final class GNSSFeed: Sendable {
         }
     }
 
+    /// Who sees the source's input as received (the flight recorder); nil: nobody.
+    public func observeRaw(_ observer: (@Sendable (RawGNSSInput) -> Void)?) {
+        rawObserver.withLock { $0 = observer }
+        rawObserved.store(observer != nil, ordering: .releasing)
+    }
+
+    /// True while someone observes the raw input: sources skip building it otherwise.
+    public var isRawObserved: Bool { rawObserved.load(ordering: .acquiring) }
+
+    /// Hands input as received to the observer, if any.
+    public func yieldRaw(_ input: RawGNSSInput) {
+        guard isRawObserved, let observer = rawObserver.withLock({ $0 }) else { return }
+        observer(input)
+    }
+
     /// Publishes a status unless it repeats the previous one.
     public func report(_ status: GNSSSourceStatus) {
         let changed = lastStatus.withLock { last in
@@ -94,6 +111,14 @@ public final class GNSSFeed: Sendable {
         readingContinuation.finish()
         statusContinuation.finish()
     }
+}
+
+/// A source's input exactly as it arrived, for the flight recorder.
+public enum RawGNSSInput: Sendable {
+    /// Bytes read from a serial receiver (any cut: not aligned to sentences).
+    case serialBytes([UInt8])
+    /// One JSON report from gpsd.
+    case gpsdJSON(String)
 }
 
 /// Exponential backoff for reconnects: 0.5 s doubling to 8 s.

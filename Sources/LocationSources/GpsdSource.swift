@@ -78,8 +78,18 @@ public final class GpsdSource: Sendable {
 
     private func readLoop(_ connection: OpaquePointer, name: String, backoff: inout Backoff) {
         var report = navd_gps_report()
+        // gpsd's reports are single lines well under 16 KB (a SKY with 64 satellites is about 6 KB).
+        var message = [CChar](repeating: 0, count: 16_384)
         while !stopFlag.isSet {
-            let result = navd_gps_read(connection, 100_000, &report)
+            let observed = feed.isRawObserved
+            let result = observed
+                ? navd_gps_read_message(connection, 100_000, &report, &message, Int32(message.count))
+                : navd_gps_read(connection, 100_000, &report)
+            if observed, result == 1 {
+                let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                if !text.isEmpty { feed.yieldRaw(.gpsdJSON(text)) }
+            }
             if result < 0 {
                 let delay = backoff.next()
                 feed.report(.disconnected(reason: "\(name) closed the connection", retryIn: delay))

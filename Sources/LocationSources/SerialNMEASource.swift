@@ -123,6 +123,7 @@ public final class SerialNMEASource: Sendable {
                     continue
                 }
                 lastBytesAt = monotonicSeconds()
+                if feed.isRawObserved { feed.yieldRaw(.serialBytes(Array(buffer[0..<count]))) }
                 for reading in assembler.append(buffer[0..<count]) { feed.yield(reading) }
                 if assembler.statistics != lastStatistics {
                     lastStatistics = assembler.statistics

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NavigationCore
+import NavigationProtocol
 
 /// An error navctl reports as one line on stderr.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -62,5 +63,31 @@ struct EngineOption: ExpressibleByArgument {
         key = String(argument[..<equals])
         let raw = String(argument[argument.index(after: equals)...])
         value = (try? JSONDecoder().decode(JSONValue.self, from: Data(raw.utf8))) ?? .string(raw)
+    }
+}
+
+/// `--socket` (default: `NAVD_SOCKET`, else /run/navd/navd.sock) and a command's request and reply.
+struct SocketOptions: ParsableArguments {
+    @Option(help: "navd's socket (default: $NAVD_SOCKET, else /run/navd/navd.sock).")
+    var socket: String = ProcessInfo.processInfo.environment["NAVD_SOCKET"] ?? "/run/navd/navd.sock"
+
+    @Option(help: "Seconds to wait for navd's answer.")
+    var timeout: Double = 10
+
+    /// Sends one command (an `id` is added) and returns navd's reply; navd's error is a CommandFailure.
+    func request(_ command: [String: JSONValue]) throws -> [String: JSONValue] {
+        let connection = try LineConnection(path: socket)
+        var command = command
+        command["id"] = "navctl"
+        try connection.send(String(decoding: JSONLine.serialize(command).dropLast(), as: UTF8.self))
+        let deadline = Date().addingTimeInterval(timeout)
+        while let line = try connection.readLine(deadline: deadline) {
+            guard let message = (try? JSONParser.parse(Array(line.utf8)))?.objectValue, message["id"]?.stringValue == "navctl" else { continue }
+            if message["type"]?.stringValue == "error" {
+                throw CommandFailure("navd refused: \(message["message"]?.stringValue ?? "") (\(message["code"]?.stringValue ?? "error"))")
+            }
+            return message
+        }
+        throw CommandFailure("navd did not answer within \(Int(timeout)) s")
     }
 }

@@ -7,15 +7,27 @@ import TrackFormats
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Run the navigation controller over a recorded track and print one JSON line per fix.",
+        abstract: "Replay a navd recording through the daemon's logic, or run the controller over a track.",
         discussion: """
-            Fixes go through navd's plausibility gate first (rejected fixes are reported on stderr and change nothing);             gaps in the track are bridged by dead reckoning along the route, one predicted state per second             ("predicted": true). The output format is described in docs/replay-format.md. The same inputs always give             the same bytes.
+            navctl replay RECORDING [PART...] [--diff]: runs navd's own navigation loop (trip coordinator, sessions,             reroute gate, journal decisions, controller, event encoding) over a recording with its recorded clock and             routing answers, and prints the lines navd sent: the same bytes it sent while recording, unless its logic             changed since. --diff compares them with the recording and shows the first difference (docs/recording.md).
+
+            navctl replay --route ROUTE --track TRACK: the controller alone over a track. Fixes go through navd's             plausibility gate first (rejected fixes are reported on stderr and change nothing); gaps in the track are             bridged by dead reckoning along the route, one predicted state per second ("predicted": true). The output             format is described in docs/replay-format.md. The same inputs always give the same bytes.
             """)
 
-    @OptionGroup var routeFile: RouteFileOptions
+    @Argument(help: "A recording (navd's flight recorder, docs/recording.md): its first file, then any parts.")
+    var recording: [String] = []
+
+    @Flag(help: "With a recording: compare the replay with what navd sent; exit 1 at the first difference.")
+    var diff = false
+
+    @Option(help: "Route file: navctl's route JSON (docs/route-format.md) or a saved OSRM-format answer.")
+    var route: String?
+
+    @Option(help: "Which route of the file, from 1.")
+    var routeNumber: Int = 1
 
     @Option(help: "Track: JSON Lines of fixes (navctl simulate), GPX, an NMEA log, or a gpsd JSON log (gpspipe -w).")
-    var track: String
+    var track: String?
 
     @Option(help: "Controller configuration, JSON (docs/controller.md). Default: the car defaults.")
     var config: String?
@@ -24,8 +36,13 @@ struct ReplayCommand: AsyncParsableCommand {
     var deadReckoning: Double = 60
 
     func run() async throws {
+        if !recording.isEmpty {
+            guard route == nil, track == nil else { throw ValidationError("give either a recording or --route and --track, not both") }
+            return try await reportingErrors { try replayRecording() }
+        }
+        guard let route, let track else { throw ValidationError("give a recording, or --route ROUTE and --track TRACK") }
         try await reportingErrors {
-            let selected = try routeFile.load()
+            let selected = try loadRoute(route, number: routeNumber)
             let configuration = try config.map(loadControllerConfig) ?? NavigationControllerConfig()
             let fixes: [UserLocation]
             do {

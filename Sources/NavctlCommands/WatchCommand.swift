@@ -122,9 +122,16 @@ final class LineConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             close(fd)
-            throw CommandFailure("cannot connect to navd at \(path): \(reason) (is navd running? see socket.path in its config)")
+            switch code {
+            case ENOENT, ECONNREFUSED:
+                throw CommandFailure("navd is not running at \(path) (start it, or give --socket or NAVD_SOCKET)")
+            case EACCES, EPERM:
+                throw CommandFailure("access to navd at \(path) denied: this user is not in the socket's group (socket.group, usually navd)")
+            default:
+                throw CommandFailure("cannot connect to navd at \(path): \(String(cString: strerror(code)))")
+            }
         }
     }
 

@@ -161,3 +161,24 @@ public struct CancelCalculationCommand: NavigationCommand, Hashable {
         }
     }
 }
+
+/// `record`: start or stop the flight recorder, or ask whether it runs (docs/recording.md).
+public struct RecordCommand: NavigationCommand, Hashable {
+    public static let type = "record"
+    public static let requiresControl = true
+
+    public enum Action: String, Hashable, Sendable, CaseIterable {
+        case start, stop, status
+    }
+    public var action: Action
+
+    public init(action: Action) { self.action = action }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        let text = try fields.requiredString("action")
+        guard let action = Action(rawValue: text) else {
+            throw ProtocolError(.invalidField, "'action' must be one of \(Action.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        self.action = action
+    }
+}

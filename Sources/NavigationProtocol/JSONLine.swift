@@ -6,9 +6,14 @@ public enum JSONLine {
     /// One line (with its trailing newline) for a message object. Keys `type`, `id`, `seq`, `routeId` come first,
     /// the rest sorted, so lines are stable and easy to read; numbers that are whole print without a fraction.
     public static func serialize(_ object: [String: JSONValue]) -> [UInt8] {
+        serialize(object, leading: ["type", "id", "seq", "routeId"])
+    }
+
+    /// One line with the keys `leading` first (those present), the rest sorted.
+    public static func serialize(_ object: [String: JSONValue], leading: [String]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
-        writeObject(object, into: &out, leading: ["type", "id", "seq", "routeId"])
+        writeObject(object, into: &out, leading: leading)
         out.append(UInt8(ascii: "\n"))
         return out
     }

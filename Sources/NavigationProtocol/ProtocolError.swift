@@ -23,6 +23,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         case slowClient = "slow_client"
         /// The daemon is shutting down.
         case shuttingDown = "shutting_down"
+        /// The flight recorder cannot start (its directory cannot be created or written).
+        case recordingFailed = "recording_failed"
     }
 
     public var code: Code

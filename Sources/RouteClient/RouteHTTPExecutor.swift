@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import RouteAdapters
+import Synchronization
 
 /// Performs ``HTTPRequestSpec`` values with AsyncHTTPClient: connect and total timeouts, a response size
 /// limit, and cancellation through Swift task cancellation.
@@ -29,8 +30,28 @@ public final class RouteHTTPExecutor: Sendable {
         public var body: Data
     }
 
+    /// One request and how it ended, with every secret of the request (``HTTPRequestSpec/secrets``) replaced by
+    /// `***`: what the flight recorder keeps.
+    public struct Exchange: Sendable {
+        public var method: String
+        public var url: String
+        public var requestBody: String?
+        /// HTTP status; nil when no answer came.
+        public var status: Int?
+        public var responseBody: String?
+        public var error: RouteFetchError?
+        /// From sending the request to the end of the answer (or the failure), seconds.
+        public var seconds: Double
+    }
+
     public let configuration: Configuration
     private let client: HTTPClient
+    private let observer = Mutex<(@Sendable (Exchange) -> Void)?>(nil)
+
+    /// Who sees every exchange (the flight recorder); nil: nobody.
+    public func observe(_ observer: (@Sendable (Exchange) -> Void)?) {
+        self.observer.withLock { $0 = observer }
+    }
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -49,6 +70,31 @@ public final class RouteHTTPExecutor: Sendable {
 
     /// Sends the request and collects the answer, whatever its status.
     public func execute(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
+        guard let observer = observer.withLock({ $0 }) else { return try await send(spec) }
+        let started = ContinuousClock.now
+        func seconds() -> Double {
+            let elapsed = started.duration(to: .now).components
+            return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        }
+        var exchange = Exchange(
+            method: spec.method == .get ? "GET" : "POST", url: spec.scrubbed(spec.url),
+            requestBody: spec.body.map { spec.scrubbed(String(decoding: $0, as: UTF8.self)) }, seconds: 0)
+        do {
+            let response = try await send(spec)
+            exchange.status = response.status
+            exchange.responseBody = spec.scrubbed(String(decoding: response.body, as: UTF8.self))
+            exchange.seconds = seconds()
+            observer(exchange)
+            return response
+        } catch {
+            exchange.error = error
+            exchange.seconds = seconds()
+            observer(exchange)
+            throw error
+        }
+    }
+
+    private func send(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
         let server = spec.server
         var request = HTTPClientRequest(url: spec.url)
         request.method = spec.method == .get ? .GET : .POST

@@ -40,6 +40,10 @@ int navd_gps_watch(navd_gps_connection *connection, const char *device);
    (gpsd stopped: libgps returns -1 with errno 0). */
 int navd_gps_read(navd_gps_connection *connection, int timeout_us, navd_gps_report *report);
 
+/* navd_gps_read, also copying gpsd's raw JSON report (NUL-terminated, cut at message_len - 1 bytes) into
+   message, for the flight recorder. message may be NULL. */
+int navd_gps_read_message(navd_gps_connection *connection, int timeout_us, navd_gps_report *report, char *message, int message_len);
+
 void navd_gps_close(navd_gps_connection *connection);
 
 /* Text for an error from navd_gps_open: libgps's own (negative) codes, such as "can't connect to host/port

@@ -16,7 +16,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "logging"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -25,6 +25,7 @@ struct ConfigReader {
         readReroute(top["reroute"], into: &config.reroute)
         readSocket(top["socket"], into: &config.socket)
         readJournal(top["journal"], into: &config.journal)
+        readRecording(top["recording"], into: &config.recording)
         readLogging(top["logging"], into: &config.logging)
         return config
     }
@@ -180,6 +181,21 @@ struct ConfigReader {
         string(table, "path", section: "journal", into: &journal.path)
         number(table, "interval", section: "journal", range: 0.1...3600, into: &journal.interval)
         number(table, "max_age", section: "journal", range: 0...7 * 86_400, into: &journal.maxAge)
+    }
+
+    private mutating func readRecording(_ value: JSONValue?, into recording: inout NavdConfig.Recording) {
+        guard let table = section(value, "recording") else { return }
+        reportUnknown(table, known: ["enabled", "directory", "max_file_mb", "max_total_mb"], prefix: "recording.")
+        if let value = table["enabled"] {
+            if let flag = value.boolValue { recording.enabled = flag } else { fail("recording.enabled", "must be true or false") }
+        }
+        string(table, "directory", section: "recording", into: &recording.directory)
+        number(table, "max_file_mb", section: "recording", range: 1...4096, into: &recording.maxFileMegabytes)
+        number(table, "max_total_mb", section: "recording", range: 1...1_000_000, into: &recording.maxTotalMegabytes)
+        if recording.directory.isEmpty { fail("recording.directory", "must name a directory") }
+        if recording.maxTotalMegabytes < recording.maxFileMegabytes {
+            fail("recording.max_total_mb", "\(recording.maxTotalMegabytes) is less than recording.max_file_mb (\(recording.maxFileMegabytes))")
+        }
     }
 
     private mutating func readLogging(_ value: JSONValue?, into logging: inout NavdConfig.Logging) {

@@ -21,6 +21,7 @@ public enum ConfigSummary {
             "reroute:  \(config.reroute.policy.rawValue), accept \(config.reroute.accept.rawValue), cooldown \(config.reroute.cooldown) s",
             "socket:   \(socket.path) mode \(String(socket.mode, radix: 8))" + (socket.group.isEmpty ? "" : " group \(socket.group)"),
             "journal:  " + (config.journal.path.isEmpty ? "off" : "\(config.journal.path), every \(config.journal.interval) s"),
+            "recording: " + (config.recording.enabled ? "every run, in \(config.recording.directory)" : "on request (navctl record start), in \(config.recording.directory)"),
             "logging:  \(config.logging.level), \(config.logging.format.rawValue)",
         ]
         return lines.joined(separator: "\n")

@@ -10,6 +10,7 @@ public struct NavdConfig: Sendable {
     public var reroute = Reroute()
     public var socket = Socket()
     public var journal = Journal()
+    public var recording = Recording()
     public var logging = Logging()
 
     public init() {}
@@ -152,6 +153,19 @@ public struct NavdConfig: Sendable {
         public var interval = 5.0
         /// A journal older than this (seconds) is not resumed.
         public var maxAge = 3600.0
+    }
+
+    /// The flight recorder (docs/recording.md).
+    public struct Recording: Sendable, Equatable {
+        public init() {}
+        /// Record every run from navd's start (`navctl record start|stop` works either way).
+        public var enabled = false
+        /// Where recordings are written.
+        public var directory = "/var/lib/navd/recordings"
+        /// Megabytes one file may grow to; a longer drive continues in a next part file.
+        public var maxFileMegabytes = 64.0
+        /// Megabytes all recordings in `directory` may take; the oldest files are deleted beyond it.
+        public var maxTotalMegabytes = 1024.0
     }
 
     public struct Logging: Sendable, Equatable {

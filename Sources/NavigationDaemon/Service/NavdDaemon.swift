@@ -54,6 +54,10 @@ public enum NavdDaemon {
             configuration: .init(connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)),
                                  totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000))))
         let hub = EventHub()
+        let recording = RecordingControl(
+            limits: FlightRecorder.Limits(config.recording), configFile: configPath,
+            configText: (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? "", hub: hub, feed: location.feed, executor: executor,
+            logger: logger)
         let policy = AccessPolicy(socket: config.socket)
         for name in policy.unknownNames { logger.warning("socket control list names an unknown \(name)") }
         let navigation = NavigationService(
@@ -61,13 +65,13 @@ public enum NavdDaemon {
                 settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,
                 confirmAgeOnFirstFix: confirmResumeAge),
             runner: makeRunner(config.routing, executor: executor), location: location, hub: hub, journal: journal,
-            notifier: notifier, readiness: readiness, logger: logger)
+            notifier: notifier, readiness: readiness, logger: logger, recording: recording, recordFromStart: config.recording.enabled)
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
             logger: logger)
         let reloader = ReloadService(
-            configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, notifier: notifier,
-            logger: logger)
+            configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, recording: recording,
+            notifier: notifier, logger: logger)
         logger.notice(
             "navd \(NavigationService.navdVersion) starting",
             metadata: ["config": "\(configPath)", "gnss": "\(location.name)", "engine": "\(config.routing.engine.rawValue) \(HTTPRequestSpec.redacted(config.routing.url))",
@@ -107,13 +111,15 @@ final class ReloadService: Service, Sendable {
     let navigation: NavigationService
     let server: SocketServer
     let executor: RouteHTTPExecutor
+    let recording: RecordingControl
     let notifier: SystemdNotifier
     let logger: Logger
 
     init(
         configPath: String, running: NavdConfig, navigation: NavigationService, server: SocketServer, executor: RouteHTTPExecutor,
-        notifier: SystemdNotifier, logger: Logger
+        recording: RecordingControl, notifier: SystemdNotifier, logger: Logger
     ) {
+        self.recording = recording
         self.configPath = configPath
         self.running = running
         self.navigation = navigation
@@ -155,7 +161,10 @@ final class ReloadService: Service, Sendable {
         if config.logging.format != running.logging.format { needsRestart.append("logging.format") }
         LogLevelSetting.shared.level = LogLevelName.parse(config.logging.level) ?? .info
         server.update(policy: AccessPolicy(socket: config.socket))
-        navigation.reload(settings: TripCoordinator.Settings(config: config), runner: NavdDaemon.makeRunner(config.routing, executor: executor))
+        let text = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
+        recording.update(limits: FlightRecorder.Limits(config.recording), configText: text)
+        navigation.reload(
+            settings: TripCoordinator.Settings(config: config), runner: NavdDaemon.makeRunner(config.routing, executor: executor), configText: text)
         if needsRestart.isEmpty {
             logger.notice("reloaded \(configPath)")
         } else {

@@ -21,7 +21,7 @@ public final class NavigationService: Service, Sendable {
         case attemptFailed(session: Int, RouteCalculationRunner.FailedAttempt)
         case finished(session: Int, RouteCalculationRunner.Outcome)
         case tick
-        case reload(TripCoordinator.Settings, RouteCalculationRunner)
+        case reload(TripCoordinator.Settings, RouteCalculationRunner, configText: String)
     }
 
     public static let navdVersion = "0.6.0"
@@ -37,13 +37,18 @@ public final class NavigationService: Service, Sendable {
     private let readiness: Readiness
     private let logger: Logger
     private let tickInterval: Duration
+    private let recording: RecordingControl?
+    private let recordFromStart: Bool
     private let now: @Sendable () -> Date
     private let bootId = BootClock.bootId()
 
     public init(
         coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
-        notifier: SystemdNotifier, readiness: Readiness, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+        notifier: SystemdNotifier, readiness: Readiness, logger: Logger, recording: RecordingControl? = nil, recordFromStart: Bool = false,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.recording = recording
+        self.recordFromStart = recordFromStart
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         initialCoordinator = coordinator
         initialRunner = runner
@@ -75,14 +80,23 @@ public final class NavigationService: Service, Sendable {
         continuation.yield(.refused(error, id: id, client: client))
     }
 
-    public func reload(settings: TripCoordinator.Settings, runner: RouteCalculationRunner) {
-        continuation.yield(.reload(settings, runner))
+    /// `configText`: the new configuration's text, for the flight recorder (redacted there).
+    public func reload(settings: TripCoordinator.Settings, runner: RouteCalculationRunner, configText: String) {
+        continuation.yield(.reload(settings, runner, configText: configText))
     }
 
     public func run() async throws {
         let continuation = self.continuation
         let location = self.location
         let tickInterval = self.tickInterval
+        if recordFromStart, let recording {
+            // Before the source starts: the recording holds every input from the first.
+            do {
+                try recording.start(reason: "config", coordinator: initialCoordinator, now: now())
+            } catch {
+                logger.error("cannot record: \(error); navigating without a recording")
+            }
+        }
         await withDiscardingTaskGroup { group in
             group.addTask { await location.run() }
             group.addTask {
@@ -114,44 +128,57 @@ public final class NavigationService: Service, Sendable {
         await withGracefulShutdownHandler {
             for await input in inputs {
                 let time = now()
+                // The loop input as a value (what is recorded and replayed), and the live objects a command needs.
+                var client: ClientConnection?
+                var command: PreparedCommand?
+                let loopInput: LoopInput
                 switch input {
                 case .reading(let reading):
-                    coordinator.handle(reading, now: time)
+                    loopInput = .reading(reading)
                 case .sourceStatus(let status):
-                    coordinator.handle(status)
-                case .connected(let client):
+                    loopInput = .sourceStatus(status)
+                case .connected(let connected):
                     // A client that is already gone is not added (its connection task has finished).
-                    if !client.outbox.isClosing {
-                        deliver(.hello(navdVersion: Self.navdVersion, control: client.mayControl, state: coordinator.snapshot(now: time)), to: client, group: &group)
-                        hub.add(client)
+                    guard !connected.outbox.isClosing else {
+                        connected.answered()
+                        continue
                     }
-                    client.answered()
-                    logger.info("client connected", metadata: ["client": "\(client.id)", "peer": "\(client.peer)", "control": "\(client.mayControl)"])
-                case .command(let command, let id, let client):
-                    do throws(ProtocolError) {
-                        let result = try command.run(&coordinator, CommandContext(now: time, client: client))
-                        deliver(.reply(id: id, command: command.type, result: result), to: client, group: &group)
-                    } catch {
-                        deliver(.error(id: id, error), to: client, group: &group)
-                    }
-                    client.answered()
-                case .refused(let error, let id, let client):
-                    deliver(.error(id: id, error), to: client, group: &group)
-                    client.answered()
+                    client = connected
+                    loopInput = .connected(client: connected.id, control: connected.mayControl)
+                case .command(let prepared, _, let sender):
+                    client = sender
+                    command = prepared
+                    loopInput = .command(line: prepared.line, client: sender.id, control: sender.mayControl)
+                case .refused(let error, let id, let sender):
+                    client = sender
+                    loopInput = .refused(error, id: id, client: sender.id)
                 case .attemptFailed(let session, let failure):
-                    coordinator.calculationAttemptFailed(session: session, failure)
+                    loopInput = .attemptFailed(session: session, failure)
                 case .finished(let session, let outcome):
                     cancels[session] = nil
-                    coordinator.calculationFinished(session: session, outcome, now: time)
+                    loopInput = .finished(session: session, outcome)
                 case .tick:
-                    coordinator.tick(now: time)
+                    loopInput = .tick
                     notifier.watchdog()
-                case .reload(let settings, let newRunner):
-                    coordinator.update(settings: settings)
+                case .reload(let settings, let newRunner, let configText):
                     runner = newRunner
+                    loopInput = .reload(settings, configText: RecordingControl.redactedConfig(configText))
                     logger.notice("configuration reloaded")
                 }
-                perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, group: &group)
+                // `record` itself is not part of what it records.
+                let recorder = command?.type == RecordCommand.type ? nil : recording?.current
+                recorder?.record(RecordingCodec.encode(loopInput, now: time))
+                if let answer = coordinator.step(loopInput, now: time, command: command, client: client, recording: recording), let client {
+                    let line = answer.line
+                    recorder?.recordLine(line)
+                    deliver(line, to: client, group: &group)
+                }
+                if case .connected(let connected) = input {
+                    hub.add(connected)
+                    logger.info("client connected", metadata: ["client": "\(connected.id)", "peer": "\(connected.peer)", "control": "\(connected.mayControl)"])
+                }
+                client?.answered()
+                perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
                 let status = coordinator.statusLine
                 if status != lastStatus {
                     lastStatus = status
@@ -161,8 +188,9 @@ public final class NavigationService: Service, Sendable {
         } onGracefulShutdown: {
             self.continuation.finish()
         }
-        // Shutting down: keep the trip for the next start, stop calculations.
+        // Shutting down: keep the trip for the next start, stop calculations and the recording.
         for signal in cancels.values { signal.cancel() }
+        recording?.stop(reason: "navd stopped")
         guard let journal else { return }
         let record = coordinator.checkpoint(now: now())
         if let record { journal.submit(.save(stamped(record))) }
@@ -179,8 +207,8 @@ public final class NavigationService: Service, Sendable {
     }
 
     /// Queues a message for one client; a client whose queue overflows is disconnected.
-    private func deliver(_ message: ServerMessage, to client: ClientConnection, group: inout DiscardingTaskGroup) {
-        if !client.outbox.enqueue(message), client.outbox.overflowed {
+    private func deliver(_ line: [UInt8], to client: ClientConnection, group: inout DiscardingTaskGroup) {
+        if !client.outbox.enqueue(line: line, eventType: nil), client.outbox.overflowed {
             disconnectSlow(client, group: &group)
         }
     }
@@ -197,12 +225,14 @@ public final class NavigationService: Service, Sendable {
 
     private func perform(
         _ effects: [TripCoordinator.Effect], runner: RouteCalculationRunner, cancels: inout [Int: CancelSignal],
-        group: inout DiscardingTaskGroup
+        recorder: FlightRecorder?, group: inout DiscardingTaskGroup
     ) {
         for effect in effects {
             switch effect {
             case .publish(let type, let routeId, let fields):
-                for client in hub.publish(type, routeId: routeId, fields: fields) {
+                let published = hub.publish(type, routeId: routeId, fields: fields)
+                recorder?.recordLine(published.line)
+                for client in published.overflowed {
                     disconnectSlow(client, group: &group)
                 }
             case .startCalculation(let session, let request):
@@ -224,8 +254,10 @@ public final class NavigationService: Service, Sendable {
             case .cancelCalculation(let session):
                 cancels.removeValue(forKey: session)?.cancel()
             case .saveJournal(let record):
+                recorder?.recordLine(JournalDecision.save(record).line)
                 journal?.submit(.save(stamped(record)))
             case .deleteJournal:
+                recorder?.recordLine(JournalDecision.delete.line)
                 journal?.submit(.delete)
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")

@@ -72,7 +72,7 @@ public final class EventHub: Sendable {
         /// Ids holding one of the `max_clients` places, from their connection until they leave: taken at once,
         /// before the navigation loop adds the client, so simultaneous connections cannot all see room.
         var admitted: Set<Int> = []
-        var seq: UInt64 = 0
+        var sequencer = EventSequencer()
         var nextClientID = 1
     }
     private let state = Mutex(State())
@@ -106,21 +106,28 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// Assigns the next sequence number and queues the event for every subscribed client. Returns the clients
-    /// that overflowed (they are being disconnected).
+    /// The event and the clients that overflowed on it (they are being disconnected).
+    public struct Published {
+        /// The serialized event line, newline included.
+        public var line: [UInt8]
+        public var overflowed: [ClientConnection]
+    }
+
+    /// Assigns the next sequence number and queues the event for every subscribed client.
     @discardableResult
-    public func publish(_ type: EventType, routeId: String?, fields: [String: JSONValue]) -> [ClientConnection] {
-        let (message, clients) = state.withLock { state in
-            state.seq += 1
-            return (ServerMessage.event(type, seq: state.seq, routeId: routeId, fields: fields), Array(state.clients.values))
+    public func publish(_ type: EventType, routeId: String?, fields: [String: JSONValue]) -> Published {
+        let (line, clients) = state.withLock { state in
+            (state.sequencer.line(type, routeId: routeId, fields: fields), Array(state.clients.values))
         }
-        let line = message.line
         var overflowed: [ClientConnection] = []
         for client in clients where client.wants(type) {
             if !client.outbox.enqueue(line: line, eventType: type), client.outbox.overflowed { overflowed.append(client) }
         }
-        return overflowed
+        return Published(line: line, overflowed: overflowed)
     }
+
+    /// The sequence number of the last event published (a recording started now begins after it).
+    public var seq: UInt64 { state.withLock { $0.sequencer.seq } }
 
     /// Says goodbye to every client (shutdown).
     public func closeAll(reason: String) {

@@ -6,11 +6,15 @@ import NavigationProtocol
 public struct CommandContext: Sendable {
     public var now: Date
     public var client: ClientConnection
+    /// The flight recorder's switch (nil in a replay, which never runs `record`).
+    public var recording: RecordingControl?
 }
 
 /// A decoded command ready to run on the navigation loop.
 public struct PreparedCommand: Sendable {
     public let type: String
+    /// The command line as received (its JSON object): what the flight recorder keeps.
+    public let line: [String: JSONValue]
     public let run: @Sendable (inout TripCoordinator, CommandContext) throws(ProtocolError) -> [String: JSONValue]
 }
 
@@ -30,7 +34,7 @@ public struct CommandRouter: Sendable {
     ) {
         routes[Command.type] = Route(requiresControl: Command.requiresControl) { fields throws(ProtocolError) in
             let command = try Command(fields: fields)
-            return PreparedCommand(type: Command.type) { coordinator, context throws(ProtocolError) in
+            return PreparedCommand(type: Command.type, line: fields.object) { coordinator, context throws(ProtocolError) in
                 try handler(command, &coordinator, context)
             }
         }
@@ -73,6 +77,10 @@ public struct CommandRouter: Sendable {
         }
         router.register(CancelCalculationCommand.self) { command, coordinator, _ throws(ProtocolError) in
             try coordinator.cancelCalculation(command)
+        }
+        router.register(RecordCommand.self) { command, coordinator, context throws(ProtocolError) in
+            guard let recording = context.recording else { throw ProtocolError(.recordingFailed, "this navd has no flight recorder") }
+            return try recording.handle(command, coordinator: coordinator, now: context.now)
         }
         return router
     }

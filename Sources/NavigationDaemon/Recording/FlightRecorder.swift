@@ -1,0 +1,311 @@
+import Foundation
+import Logging
+import LocationSources
+import NavigationCore
+import NavigationProtocol
+import RouteAdapters
+import RouteClient
+
+/// Writes one recording (docs/recording.md): JSON Lines streamed to disk as they happen. Callers on any thread
+/// append to a buffer and return at once; a writer thread writes it out at least every ``flushInterval``, so a
+/// crash loses at most that much. A file that reaches `maxFileBytes` is continued in a next part file; when all
+/// recordings in the directory exceed `maxTotalBytes`, the oldest files (of earlier recordings) are deleted.
+public final class FlightRecorder: @unchecked Sendable {
+    public struct Limits: Sendable {
+        public var directory: String
+        public var maxFileBytes: Int
+        public var maxTotalBytes: Int
+
+        public init(directory: String, maxFileBytes: Int, maxTotalBytes: Int) {
+            self.directory = directory
+            self.maxFileBytes = maxFileBytes
+            self.maxTotalBytes = maxTotalBytes
+        }
+
+        public init(_ recording: NavdConfig.Recording) {
+            self.init(
+                directory: recording.directory, maxFileBytes: Int(recording.maxFileMegabytes * 1_048_576),
+                maxTotalBytes: Int(recording.maxTotalMegabytes * 1_048_576))
+        }
+    }
+
+    public struct CannotRecord: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Seconds between writes to disk at most: what a crash may lose.
+    public static let flushInterval = 0.25
+    /// Keys every recorder record starts with, in this order.
+    static let leadingKeys = ["rec", "t", "now"]
+
+    /// The first file of this recording.
+    public let path: String
+    public let limits: Limits
+    private let logger: Logger
+    private let started = ContinuousClock.now
+    /// The stem shared by this recording's parts (`drive-20261124T051200Z`).
+    private let stem: String
+
+    // `condition` guards everything below.
+    private let condition = NSCondition()
+    private var buffer: [UInt8] = []
+    private var serialLine: [UInt8] = []
+    private var stopping = false
+    private var stopped = false
+    // The writer thread's own: the open file, its size, the part number, paths of this recording's files.
+    private var descriptor: Int32 = -1
+    private var fileBytes = 0
+    private var part = 1
+    private var files: [String] = []
+    private var writeFailure: String?
+    private var droppedBytes = 0
+    private var totalBytes = 0
+
+    /// Creates the directory if needed and the recording's first file, and writes `header` into it.
+    public init(limits: Limits, header: [String: JSONValue], createdAt: Date, logger: Logger) throws(CannotRecord) {
+        self.limits = limits
+        self.logger = logger
+        do {
+            try FileManager.default.createDirectory(atPath: limits.directory, withIntermediateDirectories: true)
+        } catch {
+            throw CannotRecord(description: "cannot create the recording directory \(limits.directory): \(error.localizedDescription)")
+        }
+        var stem = "drive-" + Self.fileTime(createdAt)
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: "\(limits.directory)/\(stem).jsonl") {
+            suffix += 1
+            stem = "drive-" + Self.fileTime(createdAt) + "-\(suffix)"
+        }
+        self.stem = stem
+        path = "\(limits.directory)/\(stem).jsonl"
+        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
+        guard descriptor >= 0 else {
+            throw CannotRecord(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        files = [path]
+        var header = header
+        header["rec"] = "header"
+        header["format"] = .number(Double(RecordingCodec.formatVersion))
+        header["created"] = .string(ISO8601Timestamp.format(createdAt))
+        buffer = JSONLine.serialize(header, leading: Self.leadingKeys)
+        let thread = Thread { [self] in writeUntilStopped() }
+        thread.name = "navd recorder"
+        thread.start()
+    }
+
+    /// Seconds since the recording started (monotonic).
+    public var elapsed: Double {
+        let parts = started.duration(to: .now).components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    // MARK: - Records
+
+    /// A recorder record (`rec` names it); `t`, the monotonic seconds since the start, is added.
+    public func record(_ object: [String: JSONValue]) {
+        var object = object
+        object["t"] = .number((elapsed * 1e6).rounded() / 1e6)
+        append(JSONLine.serialize(object, leading: Self.leadingKeys))
+    }
+
+    /// A line navd sent (an event, a hello, a reply, an error), exactly as sent.
+    public func recordLine(_ line: [UInt8]) {
+        append(line)
+    }
+
+    /// The GNSS source's input as received: serial bytes are cut into lines (each recorded when its newline
+    /// arrives, bytes as Latin-1 characters), gpsd reports are one record each.
+    public func record(_ raw: RawGNSSInput) {
+        switch raw {
+        case .gpsdJSON(let text):
+            record(["rec": "gpsd", "json": .string(text)])
+        case .serialBytes(let bytes):
+            var lines: [[UInt8]] = []
+            condition.lock()
+            for byte in bytes {
+                if byte == UInt8(ascii: "\n") || serialLine.count >= 4096 {
+                    lines.append(serialLine)
+                    serialLine.removeAll(keepingCapacity: true)
+                } else if byte != UInt8(ascii: "\r") {
+                    serialLine.append(byte)
+                }
+            }
+            condition.unlock()
+            for line in lines {
+                record(["rec": "serial", "line": .string(String(String.UnicodeScalarView(line.map { Unicode.Scalar($0) })))])
+            }
+        }
+    }
+
+    /// A request to a routing engine and how it ended (secrets already replaced by `***`).
+    public func record(_ exchange: RouteHTTPExecutor.Exchange) {
+        var object: [String: JSONValue] = [
+            "rec": "http", "method": .string(exchange.method), "url": .string(exchange.url), "seconds": .number((exchange.seconds * 1e6).rounded() / 1e6),
+        ]
+        if let body = exchange.requestBody { object["requestBody"] = .string(body) }
+        if let status = exchange.status { object["status"] = .number(Double(status)) }
+        if let body = exchange.responseBody { object["responseBody"] = .string(body) }
+        if let error = exchange.error { object["error"] = RecordingCodec.fetchError(error) }
+        record(object)
+    }
+
+    // MARK: - Stopping
+
+    public struct Summary: Sendable {
+        public var files: [String]
+        public var bytes: Int
+        public var seconds: Double
+    }
+
+    /// Writes an `end` record, flushes and closes. Returns once everything is on disk.
+    @discardableResult
+    public func stop(reason: String) -> Summary {
+        record(["rec": "end", "reason": .string(reason)])
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while !stopped { condition.wait() }
+        let summary = Summary(files: files, bytes: totalBytes, seconds: elapsed)
+        condition.unlock()
+        return summary
+    }
+
+    // MARK: - Writing
+
+    private func append(_ line: [UInt8]) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return }
+        buffer += line
+        if buffer.count >= 1 << 20 { condition.signal() }
+    }
+
+    private func writeUntilStopped() {
+        condition.lock()
+        while true {
+            if buffer.isEmpty, !stopping { _ = condition.wait(until: Date().addingTimeInterval(Self.flushInterval)) }
+            let chunk = buffer
+            buffer.removeAll(keepingCapacity: true)
+            let last = stopping
+            condition.unlock()
+            if !chunk.isEmpty { write(chunk) }
+            condition.lock()
+            if last, buffer.isEmpty { break }
+        }
+        close(descriptor)
+        descriptor = -1
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func write(_ chunk: [UInt8]) {
+        if fileBytes > 0, fileBytes + chunk.count > limits.maxFileBytes { nextPart() }
+        guard descriptor >= 0 else {
+            droppedBytes += chunk.count
+            return
+        }
+        var offset = 0
+        let failure: String? = chunk.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return nil
+        }
+        fileBytes += offset
+        totalBytes += offset
+        if let failure {
+            droppedBytes += chunk.count - offset
+            if writeFailure == nil { logger.error("cannot write the recording \(files.last ?? path): \(failure); records are dropped until it works again") }
+            writeFailure = failure
+        } else if writeFailure != nil {
+            logger.notice("recording written again after \(droppedBytes) bytes were dropped")
+            writeFailure = nil
+        }
+    }
+
+    /// Closes the current file and opens the next part, which starts with a `continued` record.
+    private func nextPart() {
+        close(descriptor)
+        part += 1
+        let next = "\(limits.directory)/\(stem).\(part).jsonl"
+        descriptor = open(next, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        fileBytes = 0
+        guard descriptor >= 0 else {
+            logger.error("cannot create the recording part \(next): \(String(cString: strerror(errno)))")
+            return
+        }
+        files.append(next)
+        let header = JSONLine.serialize(
+            ["rec": "continued", "part": .number(Double(part)), "from": .string((files[files.count - 2] as NSString).lastPathComponent),
+             "t": .number((elapsed * 1e6).rounded() / 1e6)],
+            leading: Self.leadingKeys)
+        write(header)
+        pruneOldRecordings()
+    }
+
+    /// Deletes the oldest recording files of earlier recordings while the directory holds more than the limit.
+    private func pruneOldRecordings() {
+        let directory = limits.directory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        var entries: [(path: String, size: Int, modified: Date)] = names.filter { $0.hasSuffix(".jsonl") }.compactMap { name in
+            let path = "\(directory)/\(name)"
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+            return (path, (attributes[.size] as? Int) ?? 0, (attributes[.modificationDate] as? Date) ?? .distantPast)
+        }
+        var total = entries.reduce(0) { $0 + $1.size }
+        entries.sort { $0.modified < $1.modified }
+        for entry in entries where total > limits.maxTotalBytes && !files.contains(entry.path) {
+            if (try? FileManager.default.removeItem(atPath: entry.path)) != nil {
+                total -= entry.size
+                logger.notice("deleted the old recording \(entry.path) (recording.max_total_mb)")
+            }
+        }
+    }
+
+    /// Prunes now (at the start of a recording).
+    func pruneAtStart() {
+        condition.lock()
+        defer { condition.unlock() }
+        pruneOldRecordings()
+    }
+
+    static func fileTime(_ date: Date) -> String {
+        ISO8601Timestamp.format(date).filter { $0 != "-" && $0 != ":" }.split(separator: ".").first.map { String($0).replacingOccurrences(of: "Z", with: "") + "Z" } ?? "recording"
+    }
+}
+
+/// A configuration file's text fit for a recording: the value of every key named like a secret (key, token,
+/// secret, password) and every secret inside a URL (password, query values named so) replaced by `***`.
+public enum ConfigRedaction {
+    public static func redact(_ text: String) -> String {
+        let words = ["key", "token", "secret", "password", "auth", "signature"]
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var line = String(line)
+            // Secrets inside URLs: whatever HTTPRequestSpec would keep out of logs.
+            for url in quotedStrings(line) where url.contains("://") {
+                for secret in HTTPRequestSpec(method: .get, url: url).secrets {
+                    line = line.replacingOccurrences(of: secret, with: "***")
+                }
+            }
+            // `api_key = "…"`: a key named like a secret.
+            if let equals = line.firstIndex(of: "=") {
+                let name = line[..<equals].lowercased()
+                if words.contains(where: name.contains), !name.contains("#") {
+                    line = String(line[...equals]) + " \"***\""
+                }
+            }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    private static func quotedStrings(_ line: String) -> [String] {
+        let parts = line.split(separator: "\"", omittingEmptySubsequences: false)
+        return stride(from: 1, to: parts.count, by: 2).map { String(parts[$0]) }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import NavigationCore
+import NavigationProtocol
+
+/// What a replay needs of the navigation loop's state when a recording starts: the coordinator's counters, its
+/// last fix and GNSS health, the trip (as the journal would save it) and the event sequence number. At navd's
+/// start this is the whole state, so a replay from it is exact; a recording started while a trip is under way
+/// replays that trip resumed from its checkpoint, as navd resumes a journal (docs/recording.md).
+public struct RecordingSeed: Sendable, Equatable {
+    public var idPrefix: String
+    public var seq: UInt64
+    public var nextRoute: Int
+    public var nextSession: Int
+    public var generation: Int
+    public var lastFix: GNSSFix?
+    public var lastFixAt: Date?
+    public var gnssHealth: GNSSHealth
+    public var expectedRerouteLatency: Double
+    public var sourceFinished: Bool
+    /// The trip as the journal would save it (nil: no trip).
+    public var trip: TripJournalRecord?
+    /// The trip came from a journal of an earlier boot and waits for its first fix to confirm its age.
+    public var confirmTripAgeOnFirstFix: Bool
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "idPrefix": .string(idPrefix), "seq": .number(Double(seq)), "nextRoute": .number(Double(nextRoute)),
+            "nextSession": .number(Double(nextSession)), "generation": .number(Double(generation)),
+            "gnss": ["status": .string(gnssHealth.status.rawValue), "detail": .string(gnssHealth.detail)],
+            "expectedRerouteLatency": .number(expectedRerouteLatency), "sourceFinished": .bool(sourceFinished),
+            "confirmTripAgeOnFirstFix": .bool(confirmTripAgeOnFirstFix),
+            "trip": trip.map { JSONLine.value($0) } ?? .null,
+        ]
+        if let fix = lastFix {
+            object["lastFix"] = RecordingCodec.location(fix.location)
+            object["lastFixQuality"] = RecordingCodec.quality(fix.quality)
+        }
+        if let lastFixAt { object["lastFixAt"] = .number(lastFixAt.timeIntervalSinceReferenceDate) }
+        return .object(object)
+    }
+
+    public init(json: JSONValue) throws {
+        func int(_ key: String) throws -> Int {
+            guard let value = json[key]?.doubleValue, value >= 0, value == value.rounded() else {
+                throw RecordingCodec.DecodeError("the header's seed has no whole number '\(key)'")
+            }
+            return Int(value)
+        }
+        guard let prefix = json["idPrefix"]?.stringValue else { throw RecordingCodec.DecodeError("the header's seed has no idPrefix") }
+        idPrefix = prefix
+        seq = UInt64(try int("seq"))
+        nextRoute = try int("nextRoute")
+        nextSession = try int("nextSession")
+        generation = try int("generation")
+        if json["lastFix"] != nil {
+            lastFix = GNSSFix(
+                location: try RecordingCodec.location(json["lastFix"], in: "seed"), quality: try RecordingCodec.quality(json["lastFixQuality"], in: "seed"))
+        }
+        lastFixAt = json["lastFixAt"]?.doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))
+        gnssHealth = GNSSHealth(
+            status: json["gnss"]?["status"]?.stringValue.flatMap(GNSSHealth.Status.init(rawValue:)) ?? .lost,
+            detail: json["gnss"]?["detail"]?.stringValue ?? "")
+        expectedRerouteLatency = json["expectedRerouteLatency"]?.doubleValue ?? 1.5
+        sourceFinished = json["sourceFinished"]?.boolValue ?? false
+        confirmTripAgeOnFirstFix = json["confirmTripAgeOnFirstFix"]?.boolValue ?? false
+        if let trip = json["trip"], trip != .null {
+            do {
+                self.trip = try TripJournal.record(from: Data(JSONLine.serialize(trip.objectValue ?? [:])))
+            } catch {
+                throw RecordingCodec.DecodeError("the header's trip is unreadable: \(error.reason)")
+            }
+        }
+    }
+
+    init(
+        idPrefix: String, seq: UInt64, nextRoute: Int, nextSession: Int, generation: Int, lastFix: GNSSFix?, lastFixAt: Date?,
+        gnssHealth: GNSSHealth, expectedRerouteLatency: Double, sourceFinished: Bool, trip: TripJournalRecord?, confirmTripAgeOnFirstFix: Bool
+    ) {
+        self.idPrefix = idPrefix
+        self.seq = seq
+        self.nextRoute = nextRoute
+        self.nextSession = nextSession
+        self.generation = generation
+        self.lastFix = lastFix
+        self.lastFixAt = lastFixAt
+        self.gnssHealth = gnssHealth
+        self.expectedRerouteLatency = expectedRerouteLatency
+        self.sourceFinished = sourceFinished
+        self.trip = trip
+        self.confirmTripAgeOnFirstFix = confirmTripAgeOnFirstFix
+    }
+}
+
+extension TripCoordinator {
+    /// The state a recording starting now begins from; `seq` is the last event's sequence number.
+    public func recordingSeed(seq: UInt64, now: Date) -> RecordingSeed {
+        RecordingSeed(
+            idPrefix: idPrefix, seq: seq, nextRoute: nextRoute, nextSession: nextSession, generation: generation, lastFix: lastFix,
+            lastFixAt: lastFixAt, gnssHealth: gnssHealth, expectedRerouteLatency: expectedRerouteLatency, sourceFinished: sourceFinished,
+            trip: checkpoint(now: now), confirmTripAgeOnFirstFix: trip?.resumeFrom?.confirmAgeOnFirstFix ?? false)
+    }
+
+    /// A coordinator in the state `seed` describes (a replay's start).
+    public init(settings: Settings, seed: RecordingSeed) {
+        self.init(settings: settings, idPrefix: seed.idPrefix, resume: seed.trip, confirmAgeOnFirstFix: seed.confirmTripAgeOnFirstFix)
+        nextRoute = seed.nextRoute
+        nextSession = seed.nextSession
+        generation = seed.generation
+        if let fix = seed.lastFix {
+            _ = fixGate.check(fix.location)
+            lastFix = fix
+            lastFixAt = seed.lastFixAt
+        }
+        gnssHealth = seed.gnssHealth
+        expectedRerouteLatency = seed.expectedRerouteLatency
+        sourceFinished = seed.sourceFinished
+    }
+}
