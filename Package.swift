@@ -130,7 +130,7 @@ let package = Package(
         // Runs the real navctl binary (depending on it makes `swift test` build it).
         .testTarget(
             name: "NavctlTests",
-            dependencies: ["navctl", "NavigationCore"]
+            dependencies: ["navctl", "NavigationCore", "TestSupport"]
         ),
         .testTarget(
             name: "RouteClientTests",
@@ -144,9 +144,11 @@ let package = Package(
             .testTarget(
             name: "NavigationDaemonTests",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "NavigationProtocol", "NavigationDaemon", "LocationSources",
+                "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Golden recordings of real drives through navd, read by path (Fixtures/Recordings).
+            exclude: ["Fixtures"]
         ),
         // navd as a vehicle runs it: its Debian package installed into Debian roots booted with systemd as PID 1
         // (systemd-nspawn), gpsd and the udev rules inside them, and the C shim against a newer libgps.
@@ -155,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "NavdTests",
             dependencies: [
-                "navd", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
+                "navd", "navctl", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
             ]
         ),
     ]

@@ -14,13 +14,21 @@ public struct SimulatedReceiverSettings: Sendable, Equatable {
     public var timeScale: Double
     /// 1-sigma position noise, metres.
     public var noise: Double
+    /// A driver's mistake on the first route: at the maneuver of this step (1 = the first turn after departing)
+    /// the vehicle goes straight on for ``missedTurnDistance`` instead; nil: no mistake.
+    public var missedTurn: Int?
+    /// Metres driven straight on past the missed turn (navd reroutes meanwhile; the vehicle then follows the new route).
+    public var missedTurnDistance = 250.0
 
-    public init(start: GeographicCoordinate, speed: Double = 12, rate: Double = 1, timeScale: Double = 1, noise: Double = 0) {
+    public init(
+        start: GeographicCoordinate, speed: Double = 12, rate: Double = 1, timeScale: Double = 1, noise: Double = 0, missedTurn: Int? = nil
+    ) {
         self.start = start
         self.speed = speed
         self.rate = rate
         self.timeScale = timeScale
         self.noise = noise
+        self.missedTurn = missedTurn
     }
 }
 
@@ -36,6 +44,7 @@ public final class SimulatedGNSS: Sendable {
         var time: Date
         var planned: [UserLocation] = []
         var next = 0
+        var routesFollowed = 0
     }
     private let state: Mutex<State>
 
@@ -55,13 +64,31 @@ public final class SimulatedGNSS: Sendable {
             let nearest = route.geometry.indices.min {
                 Geodesy.distance(route.geometry[$0], state.position) < Geodesy.distance(route.geometry[$1], state.position)
             }!
-            let line = [state.position] + route.geometry[min(nearest + 1, route.geometry.count - 1)...]
+            var line = [state.position] + route.geometry[min(nearest + 1, route.geometry.count - 1)...]
+            if state.routesFollowed == 0, let missed = settings.missedTurn { line = missing(turn: missed, of: route, line: line) }
+            state.routesFollowed += 1
             let simulator = LocationSimulator(
                 speed: settings.speed, sampleRate: settings.rate, noise: settings.noise, seed: 7,
                 startTime: state.time, reportedAccuracy: max(3, settings.noise))
             state.planned = simulator.simulate(along: line)
             state.next = 0
         }
+    }
+
+    /// `line` up to the maneuver of step `turn`, then straight on (the bearing of the road into it) for
+    /// `missedTurnDistance` metres. Unchanged when the route has no such maneuver.
+    private func missing(turn: Int, of route: Route, line: [GeographicCoordinate]) -> [GeographicCoordinate] {
+        guard turn >= 1, turn < route.steps.count - 1 else { return line }
+        let corner = route.steps[turn].maneuver.location
+        guard let cut = line.indices.dropFirst().min(by: { Geodesy.distance(line[$0], corner) < Geodesy.distance(line[$1], corner) }) else {
+            return line
+        }
+        let bearing = Geodesy.bearing(from: line[cut - 1], to: line[cut])
+        var missed = Array(line[...cut])
+        for metres in stride(from: 10.0, through: settings.missedTurnDistance, by: 10) {
+            missed.append(Geodesy.destination(from: line[cut], distance: metres, bearing: bearing))
+        }
+        return missed
     }
 
     /// Emits fixes until cancelled.

@@ -19,6 +19,13 @@ extension ReplayCommand {
         }
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if rewrite {
+            guard recording.count == 1 else { throw CommandFailure("--rewrite takes one file (a recording without parts)") }
+            try Data(result.rewritten.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: recording[0]))
+            let changed = result.firstDifference.map { "changed from output line \($0 + 1)" } ?? "unchanged"
+            writeLine("rewrote \(recording[0]): \(result.replayed.count) output lines, \(changed)")
+            return
+        }
         guard diff else {
             FileHandle.standardOutput.write(Data(result.replayed.map { $0 + "\n" }.joined().utf8))
             return

@@ -20,6 +20,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "With a recording: compare the replay with what navd sent; exit 1 at the first difference.")
     var diff = false
 
+    @Flag(help: "With a recording: write the replayed output lines into it in place of the recorded ones (accepting a change of behaviour; review it with git diff). One file only.")
+    var rewrite = false
+
     @Option(help: "Route file: navctl's route JSON (docs/route-format.md) or a saved OSRM-format answer.")
     var route: String?
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the navctl binary built next to this test bundle.
 struct NavctlProcess {
@@ -25,24 +26,8 @@ struct NavctlProcess {
     }
 
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.currentDirectoryURL = repoRoot
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let output = try ToolRun.run(try binary(), arguments, directory: repoRoot, stdin: stdin)
+        return Output(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     static func fixture(_ name: String) -> String {

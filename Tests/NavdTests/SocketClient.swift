@@ -10,6 +10,8 @@ final class SocketClient: @unchecked Sendable {
     private(set) var closedByServer = false
     /// Every message read so far, in order.
     private(set) var received: [JSONValue] = []
+    /// The lines as received, without their newlines.
+    private(set) var receivedLines: [String] = []
 
     /// Connects a stream socket to `path`; -1 on failure (errno set).
     private static func connected(_ path: String) -> Int32 {
@@ -75,6 +77,7 @@ final class SocketClient: @unchecked Sendable {
                     continue
                 }
                 received.append(value)
+                receivedLines.append(String(decoding: line, as: UTF8.self))
                 return value
             }
             let remaining = deadline.timeIntervalSinceNow

@@ -53,7 +53,7 @@ struct ConfigReader {
         if gnss.source == .replay, gnss.replay.isEmpty { fail("gnss.replay", "required when gnss.source = \"replay\"") }
         if gnss.source == .serial, gnss.serial.isEmpty { fail("gnss.serial", "required when gnss.source = \"serial\" (\"auto\" or a device path)") }
         if let simulate = section(table["simulate"], "gnss.simulate") {
-            reportUnknown(simulate, known: ["start", "speed", "rate", "time_scale", "noise"], prefix: "gnss.simulate.")
+            reportUnknown(simulate, known: ["start", "speed", "rate", "time_scale", "noise", "missed_turn"], prefix: "gnss.simulate.")
             if let start = simulate["start"] {
                 if let lat = start["lat"]?.doubleValue, let lon = start["lon"]?.doubleValue, abs(lat) <= 90, abs(lon) <= 180 {
                     gnss.simulateStart = GeographicCoordinate(latitude: lat, longitude: lon)
@@ -65,6 +65,7 @@ struct ConfigReader {
             number(simulate, "rate", section: "gnss.simulate", range: 0.1...50, into: &gnss.simulateRate)
             number(simulate, "time_scale", section: "gnss.simulate", range: 0.1...1000, into: &gnss.simulateTimeScale)
             number(simulate, "noise", section: "gnss.simulate", range: 0...100, into: &gnss.simulateNoise)
+            integer(simulate, "missed_turn", section: "gnss.simulate", range: 0...1000, into: &gnss.simulateMissedTurn)
         }
     }
 

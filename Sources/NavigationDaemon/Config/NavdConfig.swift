@@ -47,6 +47,8 @@ public struct NavdConfig: Sendable {
         public var simulateTimeScale = 1.0
         /// For simulate: 1-sigma position noise, metres.
         public var simulateNoise = 0.0
+        /// The simulated driver misses the maneuver of this step of the first route (0: never).
+        public var simulateMissedTurn = 0
     }
 
     public struct Routing: Sendable, Equatable {

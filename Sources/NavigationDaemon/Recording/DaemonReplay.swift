@@ -17,6 +17,9 @@ public struct DaemonReplay {
         public var inputs: Int
         /// The recording's header.
         public var header: [String: JSONValue]
+        /// The recording with its output lines replaced by the replayed ones, each after the input that caused it
+        /// (`navctl replay --rewrite`: accepting a change of behaviour, reviewed as a diff).
+        public var rewritten: [String]
 
         /// The first line where the two differ (0-based), nil when identical.
         public var firstDifference: Int? {
@@ -81,12 +84,13 @@ public struct DaemonReplay {
             clients[id] = made
             return made
         }
-        var result = Result(replayed: [], recorded: [], inputs: 0, header: header)
+        var result = Result(replayed: [], recorded: [], inputs: 0, header: header, rewritten: [String(first)])
         for (number, line) in lines.enumerated().dropFirst() {
             if isOutput(line) {
                 result.recorded.append(String(line))
                 continue
             }
+            result.rewritten.append(String(line))
             guard line.hasPrefix("{\"rec\":") else { continue }
             let decoded: (LoopInput, Date)?
             do {
@@ -113,6 +117,8 @@ public struct DaemonReplay {
             default:
                 answer = coordinator.step(input, now: now)
             }
+            let producedBefore = result.replayed.count
+            defer { result.rewritten += result.replayed[producedBefore...] }
             if let answer { result.replayed.append(text(answer.line)) }
             for effect in coordinator.takeEffects() {
                 switch effect {

@@ -199,8 +199,19 @@ public final class FlightRecorder: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Writes whole lines, moving to the next part before a line that would take the file past its limit.
     private func write(_ chunk: [UInt8]) {
-        if fileBytes > 0, fileBytes + chunk.count > limits.maxFileBytes { nextPart() }
+        guard fileBytes + chunk.count > limits.maxFileBytes else { return writeOut(chunk) }
+        var start = 0
+        while start < chunk.count {
+            let end = (chunk[start...].firstIndex(of: UInt8(ascii: "\n")) ?? chunk.count - 1) + 1
+            if fileBytes > 0, fileBytes + (end - start) > limits.maxFileBytes { nextPart() }
+            writeOut(Array(chunk[start..<end]))
+            start = end
+        }
+    }
+
+    private func writeOut(_ chunk: [UInt8]) {
         guard descriptor >= 0 else {
             droppedBytes += chunk.count
             return
@@ -245,7 +256,7 @@ public final class FlightRecorder: @unchecked Sendable {
             ["rec": "continued", "part": .number(Double(part)), "from": .string((files[files.count - 2] as NSString).lastPathComponent),
              "t": .number((elapsed * 1e6).rounded() / 1e6)],
             leading: Self.leadingKeys)
-        write(header)
+        writeOut(header)
         pruneOldRecordings()
     }
 

@@ -135,7 +135,7 @@ public enum RecordingCodec {
             let id = object["id"].flatMap { $0 == .null ? nil : $0 }
             input = .refused(ProtocolError(code, object["message"]?.stringValue ?? ""), id: id, client: try int(object["client"], "client", in: kind))
         case "attempt_failed":
-            let next = try object["next"].flatMap { $0 == .null ? nil : $0 }.map(engine)
+            let next = try optionalEngine(object["next"])
             input = .attemptFailed(
                 session: try int(object["session"], "session", in: kind),
                 RouteCalculationRunner.FailedAttempt(
@@ -153,7 +153,7 @@ public enum RecordingCodec {
                 session: try int(object["session"], "session", in: kind),
                 RouteCalculationRunner.Outcome(
                     result: result, attempts: try int(object["attempts"], "attempts", in: kind),
-                    answeredBy: try object["answeredBy"].flatMap { $0 == .null ? nil : $0 }.map(engine),
+                    answeredBy: try optionalEngine(object["answeredBy"]),
                     failedEngines: try (object["failedEngines"]?.arrayValue ?? []).map {
                         RouteCalculationRunner.EngineFailure(engine: try engine($0["engine"]), error: try fetchError($0["error"]))
                     }))
@@ -215,6 +215,12 @@ public enum RecordingCodec {
         case "finished": return .finished
         case let other: throw DecodeError("unknown source status \(other ?? "(none)")")
         }
+    }
+
+    /// An engine, or nil for an absent or null value.
+    static func optionalEngine(_ value: JSONValue?) throws -> RouteEndpoint.Identity? {
+        guard let value, value != .null else { return nil }
+        return try engine(value)
     }
 
     static func engine(_ value: JSONValue?) throws -> RouteEndpoint.Identity {

@@ -46,7 +46,7 @@ public enum LocationSourceFactory {
             let simulator = SimulatedGNSS(
                 settings: SimulatedReceiverSettings(
                     start: gnss.simulateStart, speed: gnss.simulateSpeed, rate: gnss.simulateRate, timeScale: gnss.simulateTimeScale,
-                    noise: gnss.simulateNoise))
+                    noise: gnss.simulateNoise, missedTurn: gnss.simulateMissedTurn == 0 ? nil : gnss.simulateMissedTurn))
             return LocationInput(feed: simulator.feed, name: "simulated receiver", run: watched(simulator.feed, gnss, { await simulator.run() }), simulator: simulator)
         }
     }

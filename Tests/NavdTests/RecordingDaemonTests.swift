@@ -1,0 +1,151 @@
+import Foundation
+import NavigationCore
+import Testing
+import TestSupport
+
+/// The flight recorder in the real navd: a drive over a serial pty through the real Valhalla is recorded and
+/// replayed byte for byte by the real navctl; `navctl record` on a running navd; secrets stay out.
+@Suite(.serialized)
+struct RecordingDaemonTests {
+    static func navctl(_ arguments: [String], socket: String? = nil) throws -> ToolRun.Output {
+        let navctl = URL(fileURLWithPath: try NavdInstance.binary()).deletingLastPathComponent().appendingPathComponent("navctl")
+        return try ToolRun.run(navctl, arguments, environment: socket.map { ["NAVD_SOCKET": $0] } ?? [:])
+    }
+
+    static func recordingFiles(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+            .map { "\(directory)/\($0)" }
+    }
+
+    @Test func aSerialDriveWithARerouteIsRecordedAndReplaysByteForByte() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
+        let pty = try PtyPair()
+        let secret = "navd-secret-\(UUID().uuidString.prefix(8))"
+        let directory = "/tmp/navd-rec-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let navd = try NavdInstance.serial(
+            device: pty.devicePath, valhalla: try Engines.valhallaURL() + "/?api_key=\(secret)",
+            extra: """
+                [recording]
+                enabled = true
+                directory = "\(directory)"
+                """)
+        let process = try navd.start()
+        let client = try navd.connect()
+        var written: [String] = []
+        func send(_ index: Int) {
+            let sentences = drive.nmea(index)
+            written += sentences.split(separator: "\r\n").map(String.init)
+            pty.write(sentences)
+        }
+        for index in 0..<2 {
+            send(index)
+            usleep(100_000)
+        }
+        #expect(client.waitFor(timeout: 10) { $0.type == "trip_state" } != nil, "no fix reached navd:\n\(navd.log.suffix(2000))")
+        #expect(client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")?.type == "reply")
+        for index in 2..<drive.fixes.count {
+            send(index)
+            client.drain(for: 0.2)
+        }
+        let arrived = client.received.contains { $0.type == "arrived" } || client.waitFor(timeout: 15) { $0.type == "arrived" } != nil
+        #expect(arrived, "no arrival; navd log:\n\(navd.log.suffix(3000))")
+        client.drain(for: 0.5)
+        process.stop(signal: SIGTERM)
+        #expect(process.waitForExit(timeout: 10) == 0)
+
+        let files = Self.recordingFiles(directory)
+        try #require(files.count == 1, "recordings: \(files)\n\(navd.log.suffix(2000))")
+        let text = try String(contentsOfFile: files[0], encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix(#"{"rec":"header""#) == true)
+        #expect(lines.last?.hasPrefix(#"{"rec":"end""#) == true && lines.last?.contains("navd stopped") == true)
+
+        // The real navctl replays the daemon's logic over it: navd's lines, byte for byte.
+        let replay = try Self.navctl(["replay", "--diff", files[0]])
+        #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
+        print("recording of a \(drive.fixes.count)-epoch serial drive: \(text.utf8.count) bytes; \(replay.stdout)", terminator: "")
+
+        // Every line the client received is in the recording, verbatim and in the same order.
+        var position = lines.startIndex
+        for received in client.receivedLines {
+            guard let found = lines[position...].firstIndex(of: received) else {
+                Issue.record("a line the client received is not in the recording: \(received.prefix(200))")
+                break
+            }
+            position = found + 1
+        }
+        // The receiver's sentences as they arrived, each a `serial` record.
+        let serial = Set(lines.filter { $0.hasPrefix(#"{"rec":"serial""#) }.compactMap { try? JSONParser.parse(Array($0.utf8))["line"]?.stringValue })
+        #expect(written.allSatisfy(serial.contains), "\(written.filter { !serial.contains($0) }.prefix(3)) missing of \(written.count)")
+        // Both routing requests with their answers, and the key nowhere.
+        let exchanges = lines.filter { $0.hasPrefix(#"{"rec":"http""#) }
+        #expect(exchanges.count >= 2, "initial route and reroute: \(exchanges.count) exchanges recorded")
+        #expect(exchanges.allSatisfy { $0.contains("api_key=***") && $0.contains(#""status":200"#) })
+        #expect(!text.contains(secret), "the engine's key reached the recording")
+    }
+
+    @Test func recordStartAndStopOnARunningNavdAndAClearErrorWhenItCannot() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 15)
+        let pty = try PtyPair()
+        let directory = "/tmp/navd-rec-\(UUID().uuidString.prefix(8))"
+        let blocker = "/tmp/navd-rec-file-\(UUID().uuidString.prefix(8))"
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: blocker)
+        }
+        let navd = try NavdInstance.serial(
+            device: pty.devicePath, valhalla: try Engines.valhallaURL(),
+            extra: """
+                [recording]
+                directory = "\(directory)"
+                """)
+        try navd.start()
+        let client = try navd.connect()
+        for index in 0..<3 {
+            pty.write(drive.nmea(index))
+            client.drain(for: 0.2)
+        }
+        #expect(Self.recordingFiles(directory).isEmpty, "recording.enabled is false: nothing is recorded until asked")
+        let status = try Self.navctl(["record", "status"], socket: navd.socketPath)
+        #expect(status.status == 0 && status.stdout == "not recording\n", "\(status.stdout)\(status.stderr)")
+        let start = try Self.navctl(["record", "start"], socket: navd.socketPath)
+        #expect(start.status == 0 && start.stdout.hasPrefix("recording to \(directory)/drive-"), "\(start.stdout)\(start.stderr)")
+        #expect(client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")?.type == "reply")
+        for index in 3..<20 {
+            pty.write(drive.nmea(index))
+            client.drain(for: 0.2)
+        }
+        let stop = try Self.navctl(["record", "stop", "--json"], socket: navd.socketPath)
+        #expect(stop.status == 0, "\(stop.stderr)")
+        let reply = try JSONParser.parse(Array(stop.stdout.utf8))
+        let files = (reply["result"]?["files"]?.arrayValue ?? []).compactMap { $0.stringValue }
+        #expect(!files.isEmpty, "\(stop.stdout)")
+        #expect(files == Self.recordingFiles(directory))
+        let replay = try Self.navctl(["replay", "--diff"] + files)
+        #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
+        let text = try String(contentsOfFile: try #require(files.first), encoding: .utf8)
+        #expect(text.contains(#""type":"route""#), "the route navd published while recording is in the recording")
+        #expect(!text.contains(#""action":"#), "the record commands themselves are not part of the recording")
+
+        // A directory that cannot be made: a one-line error, and navd keeps going.
+        let config = try String(contentsOfFile: navd.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "directory = \"\(directory)\"", with: "directory = \"\(blocker)/recordings\"")
+        try Data(config.utf8).write(to: URL(fileURLWithPath: navd.configPath))
+        kill(try #require(navd.process?.pid), SIGHUP)
+        _ = client.waitFor(timeout: 3) { _ in false }
+        let refused = try Self.navctl(["record", "start"], socket: navd.socketPath)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("recording_failed") && refused.stderr.contains("\(blocker)/recordings"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        #expect(client.command(#"{"type":"status","id":"s"}"#, id: "s")?.type == "reply", "navd stopped answering")
+    }
+
+    @Test func navctlSaysClearlyWhenNavdIsNotRunning() throws {
+        let missing = "/tmp/navd-none-\(UUID().uuidString.prefix(8)).sock"
+        let output = try Self.navctl(["record", "status"], socket: missing)
+        #expect(output.status == 1)
+        #expect(output.stderr == "navctl: error: navd is not running at \(missing) (start it, or give --socket or NAVD_SOCKET)\n")
+    }
+}

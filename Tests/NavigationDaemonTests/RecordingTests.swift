@@ -1,0 +1,254 @@
+import Foundation
+import LocationSources
+import Logging
+import NavigationCore
+import NavigationDaemon
+import NavigationProtocol
+import RouteClient
+import Testing
+
+/// The flight recorder's records, its files, and the replay of golden recordings of real drives through navd.
+@Suite struct RecordingTests {
+    static let recordings = CoordinatorHarness.repoRoot.appendingPathComponent("Tests/NavigationDaemonTests/Fixtures/Recordings")
+    static let now = Date(timeIntervalSinceReferenceDate: 817_187_814.921_483_9)
+    static func settings(_ text: String) throws -> TripCoordinator.Settings {
+        TripCoordinator.Settings(config: try ConfigLoader.parse(text, file: "test"))
+    }
+
+    // MARK: - Records
+
+    static let server = "http://127.0.0.1:8002"
+    static let inputs: [LoopInput] = {
+        let fix = GNSSFix(
+            location: UserLocation(
+                coordinate: GeographicCoordinate(latitude: 60.169_901_234_567_8, longitude: 24.938_396_987_654_3), horizontalAccuracy: 3.3,
+                course: CourseOverGround(degrees: 123.4, accuracy: 2), speed: Speed(metersPerSecond: 11.07, accuracy: 0.3),
+                timestamp: Date(timeIntervalSinceReferenceDate: 817_187_800.123_456_7)),
+            quality: GNSSQuality(mode: .threeDimensional, satellitesUsed: 9, satellitesInView: 14, hdop: 0.9, averageSignalStrength: 38.5,
+                                 horizontalAccuracy: 3.3, altitude: 12.5))
+        let engine = RouteEndpoint.Identity(name: "valhalla", server: server)
+        return [
+            .reading(.fix(fix)),
+            .reading(.noFix(GNSSQuality(mode: .noFix, satellitesInView: 3), time: Date(timeIntervalSinceReferenceDate: 817_187_801.5))),
+            .reading(.noFix(GNSSQuality(mode: .noFix), time: nil)),
+            .sourceStatus(.disconnected(reason: "serial device /dev/ttyUSB0 disappeared", retryIn: 0.5)),
+            .sourceStatus(.receiverLost(silentFor: 5.2)),
+            .sourceStatus(.finished),
+            .connected(client: 3, control: true),
+            .command(line: ["type": "navigate", "id": "a", "waypoints": [["lat": 60.17, "lon": 24.95]]], client: 3, control: true),
+            .refused(ProtocolError(.notAuthorized, "read only"), id: .string("x"), client: 4),
+            .attemptFailed(
+                session: 2,
+                RouteCalculationRunner.FailedAttempt(
+                    attempt: 1, engine: engine, error: RouteFetchError(server: server, kind: .httpStatus(503), detail: "busy"), retryIn: 0.4,
+                    next: RouteEndpoint.Identity(name: "osrm", server: "http://127.0.0.1:5000"))),
+            .finished(
+                session: 2,
+                RouteCalculationRunner.Outcome(
+                    result: .failure(RouteFetchError(server: server, kind: .responseTooLarge(limit: 1024), detail: "body too large")),
+                    attempts: 3, failedEngines: [.init(engine: engine, error: RouteFetchError(server: server, kind: .timedOut, detail: "1 s"))])),
+            .tick,
+        ]
+    }()
+
+    @Test(arguments: inputs.indices)
+    func everyLoopInputRoundTripsExactly(_ index: Int) throws {
+        let input = Self.inputs[index]
+        let encoded = RecordingCodec.encode(input, now: Self.now)
+        // Through the bytes a recording holds.
+        let line = JSONLine.serialize(encoded, leading: ["rec", "t", "now"])
+        let parsed = try #require(try JSONParser.parse(line).objectValue)
+        let (decoded, now) = try #require(try RecordingCodec.decode(parsed, settings: Self.settings))
+        #expect(now == Self.now)
+        #expect(RecordingCodec.encode(decoded, now: now) == encoded)
+        if case .reading(let reading) = input, case .reading(let back) = decoded { #expect(back == reading) }
+    }
+
+    @Test func aFinishedCalculationKeepsItsRoutesExactly() throws {
+        let route = try CoordinatorHarness.route()
+        let input = LoopInput.finished(
+            session: 1, RouteCalculationRunner.Outcome(result: .success([route]), attempts: 1, answeredBy: .init(name: "osrm", server: Self.server)))
+        let line = JSONLine.serialize(RecordingCodec.encode(input, now: Self.now))
+        let object = try #require(try JSONParser.parse(line).objectValue)
+        let (decoded, _) = try #require(try RecordingCodec.decode(object, settings: Self.settings))
+        guard case .finished(_, let outcome) = decoded, case .success(let routes) = outcome.result else {
+            Issue.record("decoded as \(decoded)")
+            return
+        }
+        #expect(routes == [route])
+        #expect(outcome.answeredBy == .init(name: "osrm", server: Self.server))
+    }
+
+    @Test(arguments: [
+        (#"{"rec":"fix","now":1}"#, "no fix"),
+        (#"{"rec":"fix","now":1,"fix":{"lat":95,"lon":0,"accuracy":1,"time":0},"quality":{"mode":3}}"#, "off the globe"),
+        (#"{"rec":"command","now":1,"client":1}"#, "no line"),
+        (#"{"rec":"finished","now":1,"session":1,"attempts":1,"error":{"code":"http_x","server":"s"}}"#, "unknown routing error code"),
+        (#"{"rec":"tick"}"#, "no 'now'"),
+    ])
+    func aBrokenRecordSaysWhatIsWrong(_ line: String, _ expected: String) throws {
+        let object = try #require(try JSONParser.parse(Array(line.utf8)).objectValue)
+        #expect {
+            _ = try RecordingCodec.decode(object, settings: Self.settings)
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+
+    // MARK: - Secrets
+
+    @Test func theRecordedConfigurationCarriesNoSecret() {
+        let text = """
+            [routing]
+            url = "https://user:hunter2@route.example.com/v1/?api_key=K3Y&profile=car"
+            [[routing.fallback]]
+            engine = "osrm"
+            url = "http://127.0.0.1:5000/?access_token=T0K"
+            [routing.options]
+            api_key = "OPT-KEY"
+            costing = "auto"
+            """
+        let redacted = ConfigRedaction.redact(text)
+        for secret in ["hunter2", "K3Y", "T0K", "OPT-KEY"] { #expect(!redacted.contains(secret), "\(secret) in \(redacted)") }
+        #expect(redacted.contains("profile=car"))
+        #expect(redacted.contains(#"costing = "auto""#))
+        #expect(redacted.contains("route.example.com"))
+    }
+
+    // MARK: - Files
+
+    func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("navd-rec-\(UUID().uuidString.prefix(8))").path
+        return path
+    }
+
+    @Test func aRecordingIsOnDiskBeforeItStopsAndEndsWithItsReason() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recorder = try FlightRecorder(
+            limits: .init(directory: directory, maxFileBytes: 1 << 20, maxTotalBytes: 4 << 20), header: ["reason": "test"], createdAt: Self.now,
+            logger: Logger(label: "test"))
+        recorder.record(["rec": "tick", "now": 1])
+        // What a crash would leave: the writer flushes every 0.25 s; wait up to 5 s for it.
+        var onDisk = ""
+        for _ in 0..<100 where !onDisk.contains(#""rec":"tick""#) {
+            usleep(50_000)
+            onDisk = (try? String(contentsOfFile: recorder.path, encoding: .utf8)) ?? ""
+        }
+        #expect(onDisk.hasPrefix(#"{"rec":"header","created":"#))
+        #expect(onDisk.contains(#"{"rec":"tick","t":"#))
+        let summary = recorder.stop(reason: "done")
+        let lines = try String(contentsOfFile: recorder.path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.last?.hasPrefix(#"{"rec":"end""#) == true && lines.last?.contains(#""reason":"done""#) == true)
+        #expect(summary.files == [recorder.path])
+        #expect(summary.bytes == (try FileManager.default.attributesOfItem(atPath: recorder.path)[.size] as? Int))
+    }
+
+    @Test func aLongRecordingContinuesInPartsAndOldRecordingsMakeRoom() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // An older recording of 60 KB, older than anything this one writes.
+        let old = "\(directory)/drive-20200101T000000Z.jsonl"
+        try Data(repeating: UInt8(ascii: "x"), count: 60_000).write(to: URL(fileURLWithPath: old))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_577_836_800)], ofItemAtPath: old)
+        let recorder = try FlightRecorder(
+            limits: .init(directory: directory, maxFileBytes: 20_000, maxTotalBytes: 70_000), header: [:], createdAt: Self.now,
+            logger: Logger(label: "test"))
+        let padding = String(repeating: "p", count: 900)
+        for index in 0..<50 { recorder.record(["rec": "note", "index": .number(Double(index)), "padding": .string(padding)]) }
+        let summary = recorder.stop(reason: "done")
+        #expect(summary.files.count >= 3, "\(summary.files)")
+        #expect(!FileManager.default.fileExists(atPath: old), "the old recording was not deleted to make room")
+        var indices: [Int] = []
+        for (number, file) in summary.files.enumerated() {
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+            #expect(size <= 20_000 + 1_000, "\(file) is \(size) bytes")
+            if number > 0 { #expect(lines.first?.hasPrefix(#"{"rec":"continued""#) == true) }
+            indices += lines.compactMap { try? JSONParser.parse(Array($0.utf8))["index"]?.doubleValue }.map { Int($0) }
+        }
+        #expect(indices == Array(0..<50), "records were lost or reordered across parts")
+    }
+
+    @Test func aDirectoryThatCannotBeMadeIsAClearError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("navd-rec-file-\(UUID().uuidString.prefix(8))").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect {
+            _ = try FlightRecorder(
+                limits: .init(directory: "\(file)/recordings", maxFileBytes: 1 << 20, maxTotalBytes: 1 << 22), header: [:], createdAt: Self.now,
+                logger: Logger(label: "test"))
+        } throws: { error in
+            "\(error)".contains("cannot create the recording directory \(file)/recordings")
+        }
+    }
+
+    // MARK: - Golden recordings
+
+    static let golden = ["valhalla-missed-turn", "osrm-via-noise-2hz", "record-command-mid-run"]
+
+    static func text(_ name: String) throws -> String {
+        try String(contentsOf: recordings.appendingPathComponent("\(name).jsonl"), encoding: .utf8)
+    }
+
+    /// Each golden recording is a real drive through navd; its replay must give navd's lines byte for byte. When a
+    /// change of behaviour is intended: `navctl replay --rewrite FILE`, then review the recording's diff.
+    @Test(arguments: golden)
+    func aGoldenDriveReplaysByteForByte(_ name: String) throws {
+        let result = try DaemonReplay.run([try Self.text(name)])
+        #expect(result.inputs > 50)
+        #expect(result.recorded.count > 50)
+        if let index = result.firstDifference {
+            Issue.record(
+                """
+                \(name): the replay differs at output line \(index + 1):
+                - recorded: \(index < result.recorded.count ? result.recorded[index] : "(end)")
+                + replayed: \(index < result.replayed.count ? result.replayed[index] : "(end)")
+                If the change is intended: .build/debug/navctl replay --rewrite Tests/NavigationDaemonTests/Fixtures/Recordings/\(name).jsonl
+                """)
+        }
+        #expect(result.replayed.contains { $0.hasPrefix(#"{"type":"arrived""#) })
+    }
+
+    @Test func theGoldenDrivesCoverDeviationRerouteViaAndTheRecordCommand() throws {
+        let missed = try DaemonReplay.run([try Self.text("valhalla-missed-turn")]).replayed
+        #expect(missed.contains { $0.hasPrefix(#"{"type":"deviation""#) && $0.contains(#""offRoute":true"#) })
+        #expect(missed.contains { $0.hasPrefix(#"{"type":"route""#) && $0.contains(#""reason":"reroute""#) })
+        #expect(missed.contains { $0.hasPrefix(#"{"type":"instruction_retracted""#) })
+        let via = try DaemonReplay.run([try Self.text("osrm-via-noise-2hz")]).replayed
+        #expect(via.contains { $0.hasPrefix(#"{"type":"waypoint_reached""#) })
+        let midRun = try DaemonReplay.run([try Self.text("record-command-mid-run")])
+        #expect(midRun.header["reason"] == "command")
+        #expect(try #require(midRun.header["seed"]?["seq"]?.doubleValue) > 0, "started mid-run, after events were published")
+    }
+
+    /// A change in what navd decides shows up as a difference: the same recording with one fix moved 200 m.
+    @Test func aChangedInputShowsUpAsADifference() throws {
+        var lines = try Self.text("valhalla-missed-turn").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let index = try #require(lines.indices.filter { lines[$0].hasPrefix(#"{"rec":"fix""#) }.dropFirst(40).first)
+        var object = try #require(try JSONParser.parse(Array(lines[index].utf8)).objectValue)
+        var fix = try #require(object["fix"]?.objectValue)
+        let lat = try #require(fix["lat"]?.doubleValue)
+        fix["lat"] = .number(lat + 0.0018)
+        object["fix"] = .object(fix)
+        lines[index] = String(decoding: JSONLine.serialize(object, leading: ["rec", "t", "now"]).dropLast(), as: UTF8.self)
+        let result = try DaemonReplay.run([lines.joined(separator: "\n")])
+        #expect(result.firstDifference != nil)
+    }
+
+    @Test(arguments: [
+        ("", "not a navd recording"),
+        (#"{"rec":"continued","part":2,"from":"a.jsonl"}"#, "continues an earlier part"),
+        (#"{"rec":"header","format":99}"#, "newer than this navctl reads"),
+        (#"{"rec":"header","format":1}"#, "no configuration or seed"),
+    ])
+    func aFileThatIsNotAReplayableRecordingSaysWhy(_ text: String, _ expected: String) {
+        #expect {
+            _ = try DaemonReplay.run([text])
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+}
