@@ -52,6 +52,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The drive report: a recording's text in, one self-contained HTML page out. Pure.
+        .target(name: "DriveReport", dependencies: ["NavigationCore"]),
         // The socket protocol's messages: commands decoded from JSON lines, events and replies encoded. Pure.
         .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters"]),
         // Peer credentials (struct ucred) for the socket server; Glibc hides it behind _GNU_SOURCE.
@@ -86,7 +88,7 @@ let package = Package(
             dependencies: [
                 "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol",
                 // replay runs the daemon's own loop logic over a recording.
-                "NavigationDaemon",
+                "NavigationDaemon", "DriveReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -115,6 +117,7 @@ let package = Package(
             name: "LocationSourcesTests",
             dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats", "TestSupport"]
         ),
+        .testTarget(name: "DriveReportTests", dependencies: ["DriveReport", "NavigationCore"]),
         .testTarget(
             name: "TrackFormatsTests",
             dependencies: ["NavigationCore", "TrackFormats"]

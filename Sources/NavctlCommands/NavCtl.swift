@@ -8,5 +8,5 @@ public struct NavCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "navctl",
         abstract: "Command-line client and field-testing tools for navd.",
-        subcommands: [WatchCommand.self, RouteCommand.self, SimulateCommand.self, ReplayCommand.self, RecordCommand.self, GNSSCommand.self])
+        subcommands: [WatchCommand.self, RouteCommand.self, SimulateCommand.self, ReplayCommand.self, RecordCommand.self, ReportCommand.self, GNSSCommand.self])
 }

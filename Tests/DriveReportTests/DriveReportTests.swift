@@ -1,0 +1,81 @@
+import DriveReport
+import Foundation
+import NavigationCore
+import Testing
+
+/// The report's model and page, from a golden recording of a real drive through navd (a missed turn, a
+/// deviation, a reroute, arrival) and from small made-up recordings.
+@Suite struct DriveReportTests {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func golden(_ name: String) throws -> String {
+        try String(
+            contentsOf: repoRoot.appendingPathComponent("Tests/NavigationDaemonTests/Fixtures/Recordings/\(name).jsonl"), encoding: .utf8)
+    }
+
+    static func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    @Test func theMissedTurnDriveHasBothRoutesTheDeviationAndTheArrival() throws {
+        let text = try Self.golden("valhalla-missed-turn")
+        let log = try DriveLog(recording: [text])
+        #expect(log.routes.map(\.reason) == ["initial", "reroute"])
+        #expect(log.routes.allSatisfy { $0.geometry.count > 10 })
+        #expect(log.deviations.count == 1)
+        #expect(log.deviations.first?.location != nil, "a deviation is drawn where the vehicle was")
+        #expect(log.fixes.count == Self.count(#"{"rec":"fix""#, in: text))
+        #expect(log.stepAdvances.count >= 3)
+        #expect(log.sessions.map(\.outcome) == ["succeeded", "succeeded"])
+        #expect(log.sessions.map(\.purpose) == ["initial", "reroute"])
+        let summary = DriveSummary(log)
+        #expect(summary.arrived && summary.reroutes == 1 && summary.deviations == 1)
+        let arrived = try #require(log.arrival?["distanceTravelled"]?.doubleValue)
+        #expect(summary.distanceDriven == arrived)
+        #expect(summary.fixRate > 0.9 && summary.fixRate < 1.1, "the simulator sends one fix per receiver second: \(summary.fixRate)")
+    }
+
+    @Test func thePageIsSelfContainedAndDrawsEveryPart() throws {
+        let log = try DriveLog(recording: [try Self.golden("valhalla-missed-turn")])
+        let html = DriveReportPage.html(log, title: "t")
+        for needle in ["<script", " src=", "href=", "@import", "url("] {
+            #expect(!html.contains(needle), "the page would load something: \(needle)")
+        }
+        #expect(html.contains(#"<svg id="map""#) && html.contains(#"<svg id="chart""#))
+        #expect(Self.count(#"class="route route-"#, in: html) == 2)
+        #expect(Self.count(#"<g class="deviation""#, in: html) == 1)
+        #expect(Self.count(#"<g class="reroute""#, in: html) == 1)
+        #expect(Self.count(#"<line class="reroute""#, in: html) == 1, "the reroute on the chart")
+        #expect(Self.count(#"<g class="step-advance""#, in: html) == log.stepAdvances.count)
+        #expect(html.contains(#"class="raw-track""#) && html.contains(#"class="snapped-track""#))
+        #expect(html.contains(#"class="start""#) && html.contains(#"class="destination""#))
+        #expect(Self.count("<tr class=", in: html) == log.timeline.count + log.sessions.count)
+    }
+
+    @Test func aStopOnTheWayIsDrawnAndCounted() throws {
+        let log = try DriveLog(recording: [try Self.golden("osrm-via-noise-2hz")])
+        #expect(log.waypointsReached.count == 1)
+        let html = DriveReportPage.html(log, title: "t")
+        #expect(Self.count(#"<g class="waypoint""#, in: html) == 1)
+        let summary = DriveSummary(log)
+        #expect(try #require(summary.accuracyP95) >= 3, "3 m of noise is reported as such")
+    }
+
+    @Test func textFromTheRecordingIsEscaped() throws {
+        let recording = """
+            {"rec":"header","format":1,"created":"x","config":{"text":"a = \\"<b>\\""}}
+            {"rec":"tick","now":1}
+            {"type":"instruction","seq":1,"routeId":"r-1","kind":"spoken","instruction":{"text":"Turn <left> & go"},"stepIndex":0}
+            """
+        let html = DriveReportPage.html(try DriveLog(recording: [recording]), title: "<title>")
+        #expect(html.contains("voice: Turn &lt;left&gt; &amp; go"))
+        #expect(html.contains("a = &quot;&lt;b&gt;&quot;"))
+        #expect(!html.contains("<left>") && !html.contains("<title><title>"))
+    }
+
+    @Test func somethingThatIsNotARecordingIsRefused() {
+        #expect(throws: DriveLog.NotARecording.self) { try DriveLog(recording: [#"{"type":"hello"}"#]) }
+    }
+
+    @Test(arguments: [([1.0, 2, 3, 4], 0.5, 2.0), ([1.0, 2, 3, 4], 0.95, 4.0), ([7.0], 0.5, 7.0), ([], 0.5, nil)] as [([Double], Double, Double?)])
+    func percentilesAreNearestRank(_ values: [Double], _ fraction: Double, _ expected: Double?) {
+        #expect(DriveSummary.percentile(values, fraction) == expected)
+    }
+}
