@@ -71,12 +71,13 @@ struct SocketOptions: ParsableArguments {
     @Option(help: "navd's socket (default: $NAVD_SOCKET, else /run/navd/navd.sock).")
     var socket: String = ProcessInfo.processInfo.environment["NAVD_SOCKET"] ?? "/run/navd/navd.sock"
 
-    @Option(help: "Seconds to wait for navd's answer.")
-    var timeout: Double = 10
-
     /// Sends one command (an `id` is added) and returns navd's reply; navd's error is a CommandFailure.
-    func request(_ command: [String: JSONValue]) throws -> [String: JSONValue] {
-        let connection = try LineConnection(path: socket)
+    func request(_ command: [String: JSONValue], timeout: Double = 10) throws -> [String: JSONValue] {
+        try request(command, on: try LineConnection(path: socket), timeout: timeout)
+    }
+
+    /// The same on an open connection (whose later events the caller may go on reading).
+    func request(_ command: [String: JSONValue], on connection: LineConnection, timeout: Double = 10) throws -> [String: JSONValue] {
         var command = command
         command["id"] = "navctl"
         try connection.send(String(decoding: JSONLine.serialize(command).dropLast(), as: UTF8.self))

@@ -8,10 +8,14 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Connect to navd's socket and show its instructions and events (docs/protocol.md).",
-        discussion: "With --to, first asks navd to navigate there from the vehicle's position.")
+        discussion: """
+            On a terminal, a live view that redraws in place: the next maneuver with an arrow and the distance to it, \
+            the road, lanes when known, distance and time left with the ETA and a progress bar, speed and speed limit, \
+            GNSS state and reroute activity. Otherwise (or with --plain) one line per event. With --to, first asks navd \
+            to navigate there from the vehicle's position.
+            """)
 
-    @Option(help: "navd's socket.")
-    var socket: String = "/run/navd/navd.sock"
+    @OptionGroup var connection: SocketOptions
 
     @Option(help: "Navigate to LAT,LON first (repeat for intermediate stops; the last is the destination).")
     var to: [GeographicCoordinate] = []
@@ -22,23 +26,47 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Print every line as received (JSON Lines) instead of text.")
     var json = false
 
+    @Flag(help: "Scrolling text, one line per event, even on a terminal.")
+    var plain = false
+
     @Option(help: "Give up after this many seconds.")
     var timeout: Double?
 
     func run() async throws {
+        let live = !json && !plain && isatty(STDOUT_FILENO) != 0
+        if live { TerminalScreen.begin() }
+        defer { if live { TerminalScreen.end() } }
         try await reportingErrors {
-            let connection = try LineConnection(path: socket)
+            let connection = try LineConnection(path: self.connection.socket)
             if !to.isEmpty {
                 let waypoints = to.map { "{\"lat\":\($0.latitude),\"lon\":\($0.longitude)}" }.joined(separator: ",")
                 try connection.send("{\"type\":\"navigate\",\"id\":\"navctl\",\"waypoints\":[\(waypoints)]}")
             }
             let deadline = timeout.map { Date().addingTimeInterval($0) }
             var lastProgress = Date.distantPast
-            while let line = try connection.readLine(deadline: deadline) {
+            var view = LiveView()
+            var drawn = Date.distantPast
+            defer { if live { TerminalScreen.draw(view.render(width: TerminalScreen.width())) } }
+            while true {
+                // On a terminal, wake at least every 0.5 s so the screen follows even a quiet navd.
+                let wake = live ? min(deadline ?? .distantFuture, Date().addingTimeInterval(0.5)) : deadline
+                guard let line = try connection.readLine(deadline: wake) else {
+                    if connection.isClosed || (deadline.map { Date() >= $0 } ?? false) { break }
+                    continue
+                }
                 if json { writeLine(line) }
                 guard let message = try? JSONParser.parse(Array(line.utf8)) else { continue }
-                if !json, let text = Self.describe(message, lastProgress: &lastProgress) { writeLine(text) }
                 let type = message["type"]?.stringValue
+                if live {
+                    view.apply(message, clock: LiveView.clockTime(Date(), seconds: true))
+                    // Redraw at most five times a second, and at once for what matters.
+                    if Date().timeIntervalSince(drawn) >= 0.2 || (type != "trip_state" && type != "instruction") {
+                        TerminalScreen.draw(view.render(width: TerminalScreen.width()))
+                        drawn = Date()
+                    }
+                } else if !json, let text = Self.describe(message, lastProgress: &lastProgress) {
+                    writeLine(text)
+                }
                 if untilArrived {
                     // `arrived` ends the trip; the `complete` trip_state after it may be replaced by a newer one
                     // before this client reads it (navd keeps only the latest unread trip_state).
@@ -109,6 +137,8 @@ struct WatchCommand: AsyncParsableCommand {
 final class LineConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// True once navd closed the connection.
+    private(set) var isClosed = false
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -165,7 +195,10 @@ final class LineConnection {
             guard poll(&descriptor, 1, timeoutMs) > 0 else { return nil }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = recv(fd, &chunk, chunk.count, 0)
-            if count <= 0 { return nil }
+            if count <= 0 {
+                isClosed = true
+                return nil
+            }
             buffer += chunk[..<count]
         }
     }

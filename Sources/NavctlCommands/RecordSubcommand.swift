@@ -4,7 +4,7 @@ import NavigationCore
 import NavigationProtocol
 
 /// `navctl record start|stop|status`: the flight recorder of a running navd.
-struct RecordCommand: AsyncParsableCommand {
+struct RecordSubcommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Start or stop navd's flight recorder, or ask whether it runs (docs/recording.md).")
