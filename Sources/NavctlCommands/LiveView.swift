@@ -123,7 +123,7 @@ struct LiveView {
             let total = max(routeDistance ?? left, left, 1)
             lines.append("  \(HumanReadable.distance(left)) left · \(HumanReadable.duration(seconds))\(eta)")
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))
-            var speed = "  speed ?"
+            var speed = "  speed –"
             if let metres = state["rawLocation"]?["speed"]?.doubleValue ?? state["snappedLocation"]?["speed"]?.doubleValue {
                 speed = "  speed \(Int((metres * 3.6).rounded())) km/h"
             }

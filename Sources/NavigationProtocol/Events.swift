@@ -1,12 +1,15 @@
 import NavigationCore
 
-/// The protocol's version, sent in `hello`. Incremented when a message changes incompatibly.
-public let navigationProtocolVersion = 1
+/// The protocol's version, sent in `hello`. Incremented when a message changes incompatibly. 2: deviation kinds
+/// are snake_case values (`off_step`, `off_route`), like every other value; `hello` carries `seq`; locations carry
+/// `speed`; `too_many_clients` replaces the misused `shutting_down`.
+public let navigationProtocolVersion = 2
 
 /// The event types a client can subscribe to. Every event line carries `type`, `seq` (one counter for all events,
 /// increasing by one per event the daemon publishes) and `routeId` (null when there is no route).
 public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
-    /// On every fix while a trip is active: the fields of `navctl replay` (docs/replay-format.md).
+    /// On every accepted fix (`state: idle` without a trip, with the raw location), and once a second while
+    /// progress is predicted through an outage: the fields of `navctl replay` (docs/replay-format.md).
     case tripState = "trip_state"
     /// A banner (`kind: visual`) or a voice prompt (`kind: spoken`), each exactly once per route.
     case instruction
@@ -63,10 +66,11 @@ public struct ServerMessage: Sendable {
         return ServerMessage(object: object)
     }
 
-    public static func hello(navdVersion: String, control: Bool, state: [String: JSONValue]) -> ServerMessage {
+    /// `seq`: the last event's sequence number: the first event this client gets is `seq + 1`.
+    public static func hello(navdVersion: String, control: Bool, seq: UInt64, state: [String: JSONValue]) -> ServerMessage {
         ServerMessage(object: [
             "type": "hello", "protocol": .number(Double(navigationProtocolVersion)), "navd": .string(navdVersion),
-            "control": .bool(control), "state": .object(state),
+            "control": .bool(control), "seq": .number(Double(seq)), "state": .object(state),
         ])
     }
 

@@ -21,8 +21,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         case noSuchCalculation = "no_such_calculation"
         /// The client did not read fast enough and its buffer overflowed; the connection is closed.
         case slowClient = "slow_client"
-        /// The daemon is shutting down.
-        case shuttingDown = "shutting_down"
+        /// navd already serves `socket.max_clients` clients; the connection is closed.
+        case tooManyClients = "too_many_clients"
         /// The flight recorder cannot start (its directory cannot be created or written).
         case recordingFailed = "recording_failed"
     }

@@ -61,6 +61,10 @@ struct ProtocolTests {
         let status = client.command(#"{"type":"status","id":"after"}"#, id: "after")
         #expect(status?.type == "reply", "connection unusable after bad input")
         #expect(navd.process?.isRunning == true)
+        // The hello, every error and the reply, field by field against the published schema.
+        let (invalid, summary) = try ProtocolSchema.invalid(client.receivedLines)
+        #expect(invalid.isEmpty, "\(summary)\n\(invalid.joined(separator: "\n"))")
+        #expect(client.receivedLines.first?.contains(#""protocol":2"#) == true && client.receivedLines.first?.contains(#""seq":"#) == true)
     }
 
     @Test func subscribeNarrowsTheEventsAClientReceives() throws {
@@ -131,12 +135,12 @@ struct ProtocolTests {
             guard let client = try? SocketClient(path: navd.socketPath) else { return }
             clients.withLock { $0.append(client) }
             let first = client.next(timeout: 5)
-            let kind = first?.type == "error" ? "error:\(first?["message"]?.stringValue ?? "")" : first?.type ?? "nothing"
+            let kind = first?.type == "error" ? "error:\(first?["code"]?.stringValue ?? ""):\(first?["message"]?.stringValue ?? "")" : first?.type ?? "nothing"
             firsts.withLock { $0.append(kind) }
         }
         let kinds = firsts.withLock { $0 }
         #expect(kinds.filter { $0 == "hello" }.count == 5, "\(Dictionary(grouping: kinds, by: { $0 }).mapValues(\.count))")
-        #expect(kinds.filter { $0.hasPrefix("error:") && $0.contains("5 clients") }.count == 35)
+        #expect(kinds.filter { $0.hasPrefix("error:too_many_clients:") && $0.contains("5 clients") }.count == 35)
         // Places come back when clients leave.
         clients.withLock { $0.removeAll() }
         Thread.sleep(forTimeInterval: 0.5)

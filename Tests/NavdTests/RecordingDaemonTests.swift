@@ -66,6 +66,10 @@ struct RecordingDaemonTests {
         #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
         print("recording of a \(drive.fixes.count)-epoch serial drive: \(text.utf8.count) bytes; \(replay.stdout)", terminator: "")
 
+        // Everything navd sent, field by field against the published schema.
+        let (invalid, summary) = try ProtocolSchema.invalid(lines.filter { $0.hasPrefix(#"{"type":"#) })
+        #expect(invalid.isEmpty, "\(summary)\n\(invalid.joined(separator: "\n"))")
+        print("schema: \(summary)")
         // Every line the client received is in the recording, verbatim and in the same order.
         var position = lines.startIndex
         for received in client.receivedLines {

@@ -30,7 +30,7 @@ import Testing
             #expect(reroutes.isEmpty)
         }
         // Whatever the policy, trip_state reports the vehicle off the route.
-        #expect(effects.events(.tripState).contains { $0["deviation"]?["kind"] == "offRoute" })
+        #expect(effects.events(.tripState).contains { $0["deviation"]?["kind"] == "off_route" })
     }
 
     static let here = GeographicCoordinate(latitude: 60.17, longitude: 24.94)

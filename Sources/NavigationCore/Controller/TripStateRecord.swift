@@ -8,12 +8,14 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
         public var lon: Double
         /// Degrees clockwise from north, when known.
         public var course: Double?
+        /// Ground speed, metres per second, when the receiver said.
+        public var speed: Double?
     }
 
     public struct Deviation: Hashable, Sendable, Codable {
-        /// `none`, `offStep` or `offRoute`.
+        /// `none`, `off_step` or `off_route` (protocol 2; protocol 1 said `offStep`, `offRoute`).
         public var kind: String
-        /// Metres from the current step (`offStep`) or from the route (`offRoute`); 0 for `none`.
+        /// Metres from the current step (`off_step`) or from the route (`off_route`); 0 for `none`.
         public var distance: Double
     }
 
@@ -67,8 +69,8 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
                 durationRemaining: Self.rounded(s.progress.durationRemaining))
             switch s.deviation {
             case .none: deviation = Deviation(kind: "none", distance: 0)
-            case .offStep(let d): deviation = Deviation(kind: "offStep", distance: Self.rounded(d))
-            case .offRoute(let d): deviation = Deviation(kind: "offRoute", distance: Self.rounded(d))
+            case .offStep(let d): deviation = Deviation(kind: "off_step", distance: Self.rounded(d))
+            case .offRoute(let d): deviation = Deviation(kind: "off_route", distance: Self.rounded(d))
             }
             roadName = s.roadName
             visualInstruction = s.visualInstruction
@@ -89,5 +91,6 @@ extension TripStateRecord.Point {
         lat = (location.coordinate.latitude * 1e7).rounded() / 1e7
         lon = (location.coordinate.longitude * 1e7).rounded() / 1e7
         course = location.course.map { ($0.degrees * 10).rounded() / 10 }
+        speed = location.speed.map { ($0.metersPerSecond * 100).rounded() / 100 }
     }
 }

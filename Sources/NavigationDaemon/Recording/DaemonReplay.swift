@@ -104,7 +104,7 @@ public struct DaemonReplay {
             var answer: ServerMessage?
             switch input {
             case .connected(let id, let control):
-                answer = coordinator.step(input, now: now, client: client(id, control: control))
+                answer = coordinator.step(input, now: now, seq: sequencer.seq, client: client(id, control: control))
             case .command(let commandLine, let id, let control):
                 let sender = client(id, control: control)
                 do throws(ProtocolError) {

@@ -27,8 +27,10 @@ extension TripCoordinator {
     /// Applies one loop input. Returns the message owed to the client that caused it (its hello, the reply or error
     /// to its command), nil for other inputs. A command arrives decoded (`command`) with the connection it came
     /// from (`client`), which its handler may read (`status`) or change (`subscribe`).
+    /// `seq`: the last event's sequence number (a hello carries it).
     public mutating func step(
-        _ input: LoopInput, now: Date, command: PreparedCommand? = nil, client: ClientConnection? = nil, recording: RecordingControl? = nil
+        _ input: LoopInput, now: Date, seq: UInt64 = 0, command: PreparedCommand? = nil, client: ClientConnection? = nil,
+        recording: RecordingControl? = nil
     ) -> ServerMessage? {
         switch input {
         case .reading(let reading):
@@ -36,7 +38,7 @@ extension TripCoordinator {
         case .sourceStatus(let status):
             handle(status)
         case .connected(_, let control):
-            return .hello(navdVersion: NavigationService.navdVersion, control: control, state: snapshot(now: now))
+            return .hello(navdVersion: NavigationService.navdVersion, control: control, seq: seq, state: snapshot(now: now))
         case .command(let line, _, _):
             guard let command, let client else { return nil }
             do throws(ProtocolError) {

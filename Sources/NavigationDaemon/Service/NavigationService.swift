@@ -168,7 +168,7 @@ public final class NavigationService: Service, Sendable {
                 // `record` itself is not part of what it records.
                 let recorder = command?.type == RecordCommand.type ? nil : recording?.current
                 recorder?.record(RecordingCodec.encode(loopInput, now: time))
-                if let answer = coordinator.step(loopInput, now: time, command: command, client: client, recording: recording), let client {
+                if let answer = coordinator.step(loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording), let client {
                     let line = answer.line
                     recorder?.recordLine(line)
                     deliver(line, to: client, group: &group)

@@ -134,7 +134,7 @@ public final class SocketServer: Service, Sendable {
         client.setForceClose { channel.close(promise: nil) }
         if !hub.admit(client, limit: settings.maxClients) {
             logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
-            client.outbox.close(after: [.error(id: nil, ProtocolError(.shuttingDown, "navd already has \(settings.maxClients) clients"))])
+            client.outbox.close(after: [.error(id: nil, ProtocolError(.tooManyClients, "navd already has \(settings.maxClients) clients"))])
         } else {
             client.expectAnswer()
             navigation.clientConnected(client)
