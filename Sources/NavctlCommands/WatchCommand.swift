@@ -107,7 +107,7 @@ struct WatchCommand: AsyncParsableCommand {
             return "back on the route"
         case "route_calculation":
             var text = "calculation \(Int(message["session"]?.doubleValue ?? 0)) (\(message["purpose"]?.stringValue ?? "")): \(message["status"]?.stringValue ?? "")"
-            if let waiting = message["waiting"]?.stringValue { text += ", waiting for \(waiting)" }
+            if let waiting = message["waiting"]?.stringValue { text += waiting == "gnss_fix" ? ", waiting for a GNSS fix" : ", GNSS fix received" }
             if let error = message["error"]?["message"]?.stringValue { text += ": \(error)" }
             if let reason = message["reason"]?.stringValue { text += " (\(reason))" }
             return text

@@ -42,8 +42,8 @@ struct DaemonBenchmark {
                     let start = clock.now
                     coordinator.handle(.fix(GNSSFix(location: fix, quality: GNSSQuality(mode: .threeDimensional))), now: fix.timestamp)
                     for effect in coordinator.takeEffects() {
-                        if case .publish(let type, let routeId, let fields) = effect {
-                            hub.publish(type, routeId: routeId, fields: fields)
+                        if case .publish(let event, let routeId) = effect {
+                            hub.publish(event, routeId: routeId)
                             events += 1
                         }
                     }

@@ -75,7 +75,8 @@ struct CoordinatorHarness {
 
 extension TripCoordinator.Effect {
     var event: (type: EventType, routeId: String?, fields: [String: JSONValue])? {
-        if case .publish(let type, let routeId, let fields) = self { return (type, routeId, fields) }
+        // The wire fields, as clients see them: these tests read events the way a client would.
+        if case .publish(let event, let routeId) = self { return (event.type, routeId, event.fields) }
         return nil
     }
 

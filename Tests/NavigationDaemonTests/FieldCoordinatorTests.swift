@@ -23,9 +23,7 @@ struct FieldCoordinatorTests {
         #expect(harness.feed(past).events(.tripState).isEmpty)
         #expect(harness.feed(fixes[20]).events(.tripState).isEmpty, "a repeated time is rejected too")
         let snapshot = harness.coordinator.snapshot(now: harness.now)
-        #expect(snapshot["gnss"]?["rejectedFixes"]?["impossibleSpeed"] == 1)
-        #expect(snapshot["gnss"]?["rejectedFixes"]?["backwardsInTime"] == 1)
-        #expect(snapshot["gnss"]?["rejectedFixes"]?["repeatedTime"] == 1)
+        #expect(snapshot.gnss.rejectedFixes == .init(backwardsInTime: 1, repeatedTime: 1, impossibleSpeed: 1))
         // The drive goes on from where it was: the next good fix is navigated, the distance travelled unharmed.
         let next = harness.feed(fixes[21]).events(.tripState).first
         #expect(next?["state"] == "navigating")
@@ -84,7 +82,7 @@ struct FieldCoordinatorTests {
         #expect(stale["originStale"] == true)
         #expect(stale["originAge"] == 40)
         #expect(harness.take().contains { if case .log(.warning, let m) = $0 { m.contains("40 s old") } else { false } })
-        #expect(harness.coordinator.snapshot(now: harness.now)["gnss"]?["lastFixAge"] == 40)
+        #expect(harness.coordinator.snapshot(now: harness.now).gnss.lastFixAge == 40)
     }
 
     /// A parked vehicle's held course is not sent to the engine (Valhalla's `heading`, OSRM's hard `bearings`).

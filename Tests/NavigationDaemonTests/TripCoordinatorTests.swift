@@ -200,7 +200,7 @@ import Testing
         #expect(ended == 2, "reroutes that ended before the loop was detected: \(ended)")
         let decisions = harness.effects.events(.deviation).compactMap { $0["reroute"]?.stringValue }
         #expect(decisions.contains("loop_detected"))
-        #expect(harness.coordinator.snapshot()["reroute"]?["resumesAt"] != .null)
+        #expect(harness.coordinator.snapshot().reroute.resumesAt != nil)
     }
 
     @Test func aFailedRerouteKeepsTheOldRouteAndAllowsAnotherAttempt() throws {

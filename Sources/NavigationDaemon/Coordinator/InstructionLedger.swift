@@ -5,7 +5,7 @@ import NavigationProtocol
 /// pending (their maneuver not yet passed), so they can be retracted when the route changes.
 public struct InstructionLedger: Sendable, Equatable {
     public struct Sent: Hashable, Sendable {
-        public var kind: String
+        public var kind: InstructionEvent.Kind
         public var stepIndex: Int
         /// `utteranceId` for spoken instructions; the banner's key for visual ones.
         public var key: String
@@ -18,24 +18,24 @@ public struct InstructionLedger: Sendable, Equatable {
     public init() {}
 
     /// The instructions of `state` not sent yet, in the order to send them (banner before its prompt).
-    public mutating func newInstructions(in state: NavigatingState) -> [(Sent, JSONValue)] {
+    public mutating func newInstructions(in state: NavigatingState) -> [InstructionEvent] {
         pending.removeAll { $0.stepIndex < state.stepIndex }
-        var result: [(Sent, JSONValue)] = []
+        var result: [InstructionEvent] = []
         if let visual = state.visualInstruction {
             let key = "v\(state.stepIndex)|\(visual.triggerDistanceBeforeManeuver)|\(visual.primary.text)"
             if sent.insert(key).inserted {
-                let entry = Sent(kind: "visual", stepIndex: state.stepIndex, key: key)
-                pending.removeAll { $0.kind == "visual" }
+                let entry = Sent(kind: .visual, stepIndex: state.stepIndex, key: key)
+                pending.removeAll { $0.kind == .visual }
                 pending.append(entry)
-                result.append((entry, JSONLine.value(visual)))
+                result.append(.visual(visual, stepIndex: state.stepIndex))
             }
         }
         if let spoken = state.spokenInstruction {
             if sent.insert("s" + spoken.utteranceId).inserted {
-                let entry = Sent(kind: "spoken", stepIndex: state.stepIndex, key: spoken.utteranceId)
-                pending.removeAll { $0.kind == "spoken" }
+                let entry = Sent(kind: .spoken, stepIndex: state.stepIndex, key: spoken.utteranceId)
+                pending.removeAll { $0.kind == .spoken }
                 pending.append(entry)
-                result.append((entry, JSONLine.value(spoken)))
+                result.append(.spoken(spoken, stepIndex: state.stepIndex))
             }
         }
         return result

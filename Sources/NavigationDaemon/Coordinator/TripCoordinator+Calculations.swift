@@ -20,9 +20,9 @@ extension TripCoordinator {
         calculations[session] = Calculation(
             session: session, purpose: purpose, startedAt: now, generation: purpose == .reroute ? generation : -1, requested: waypoints,
             options: options, waitingForFix: waiting)
-        var fields: [String: JSONValue] = ["session": .number(Double(session)), "purpose": .string(purpose.rawValue), "status": "in_progress"]
-        if waiting { fields["waiting"] = "gnss_fix" }
-        publish(.routeCalculation, fields)
+        var event = RouteCalculationEvent(session: session, purpose: purpose, status: .inProgress)
+        if waiting { event.waiting = .gnssFix }
+        publish(.routeCalculation(event))
         if let trace {
             effects.append(.startCalculation(session: session, request: .match(trace)))
         } else if let origin {
@@ -40,7 +40,9 @@ extension TripCoordinator {
     mutating func startCalculationsWaitingForFix(_ fix: GNSSFix) {
         for session in calculations.keys.sorted() where calculations[session]!.waitingForFix {
             calculations[session]!.waitingForFix = false
-            publish(.routeCalculation, ["session": .number(Double(session)), "purpose": .string(calculations[session]!.purpose.rawValue), "status": "in_progress", "waiting": .null])
+            var event = RouteCalculationEvent(session: session, purpose: calculations[session]!.purpose, status: .inProgress)
+            event.waiting = RouteCalculationEvent.Waiting.none
+            publish(.routeCalculation(event))
             requestRoute(session: session, origin: fix.location)
         }
     }
@@ -53,16 +55,11 @@ extension TripCoordinator {
                 now.timeIntervalSince(calculation.startedAt) >= settings.reroute.firstFixTimeout
             else { continue }
             calculations[session] = nil
-            publish(
-                .routeCalculation,
-                [
-                    "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "failed",
-                    "error": [
-                        "code": "no_gnss_fix",
-                        "message": .string("no GNSS fix within \(Int(settings.reroute.firstFixTimeout)) s; cannot route from the current position"),
-                        "retryable": false,
-                    ],
-                ])
+            var event = RouteCalculationEvent(session: session, purpose: calculation.purpose, status: .failed)
+            event.error = CalculationError(
+                code: "no_gnss_fix", message: "no GNSS fix within \(Int(settings.reroute.firstFixTimeout)) s; cannot route from the current position",
+                retryable: false)
+            publish(.routeCalculation(event))
         }
     }
 
@@ -71,18 +68,18 @@ extension TripCoordinator {
     public mutating func calculationAttemptFailed(session: Int, _ failure: RouteCalculationRunner.FailedAttempt) {
         guard let calculation = calculations[session] else { return }
         calculations[session]!.attempts = failure.attempt
-        var fields: [String: JSONValue] = [
-            "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "in_progress",
-            "attempt": .number(Double(failure.attempt)), "retryIn": .number(failure.retryIn), "error": Self.errorFields(failure.error),
-            "engine": Self.engineFields(failure.engine),
-        ]
+        var event = RouteCalculationEvent(session: session, purpose: calculation.purpose, status: .inProgress)
+        event.attempt = failure.attempt
+        event.retryIn = failure.retryIn
+        event.error = Self.calculationError(failure.error)
+        event.engine = Self.engineIdentity(failure.engine)
         if let next = failure.next {
-            fields["fallbackTo"] = Self.engineFields(next)
+            event.fallbackTo = Self.engineIdentity(next)
             log(.warning, "route calculation \(session): \(failure.engine.name) failed (\(failure.error)); trying \(next.name) at \(next.server)")
         } else {
             log(.warning, "route calculation \(session) attempt \(failure.attempt) failed, retrying in \(failure.retryIn) s: \(failure.error)")
         }
-        publish(.routeCalculation, fields)
+        publish(.routeCalculation(event))
     }
 
     /// The service reports the end of a session (tests: a bare result).
@@ -94,64 +91,60 @@ extension TripCoordinator {
     public mutating func calculationFinished(session: Int, _ outcome: RouteCalculationRunner.Outcome, now: Date) {
         guard let calculation = calculations.removeValue(forKey: session) else { return }
         let attempts = outcome.attempts
-        var fields: [String: JSONValue] = [
-            "session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "attempts": .number(Double(attempts)),
-        ]
-        if let engine = outcome.answeredBy { fields["engine"] = Self.engineFields(engine) }
+        var event = RouteCalculationEvent(session: session, purpose: calculation.purpose, status: .failed)
+        event.attempts = attempts
+        event.engine = outcome.answeredBy.map(Self.engineIdentity)
         if !outcome.failedEngines.isEmpty {
-            fields["failedEngines"] = .array(outcome.failedEngines.map {
-                .object(["name": .string($0.engine.name), "server": .string($0.engine.server), "error": Self.errorFields($0.error)])
-            })
+            event.failedEngines = outcome.failedEngines.map {
+                RouteCalculationEvent.FailedEngine(Self.engineIdentity($0.engine), error: Self.calculationError($0.error))
+            }
         }
         switch outcome.result {
         case .failure(let error):
             if calculation.purpose == .reroute { gate.recordFailure(time: lastFix?.location.timestamp ?? now) }
-            fields["status"] = "failed"
-            fields["error"] = Self.errorFields(error)
-            publish(.routeCalculation, fields)
+            event.error = Self.calculationError(error)
+            publish(.routeCalculation(event))
             log(.error, "route calculation \(session) (\(calculation.purpose.rawValue)) failed after \(attempts) attempt(s): \(error)")
         case .success(let routes):
             guard let route = routes.first else {
-                fields["status"] = "failed"
-                fields["error"] = ["code": "no_route", "message": "the routing engine returned no route", "retryable": false]
-                publish(.routeCalculation, fields)
+                event.error = CalculationError(code: "no_route", message: "the routing engine returned no route", retryable: false)
+                publish(.routeCalculation(event))
                 return
             }
             if calculation.purpose == .reroute {
                 let (rejection, controller) = rerouteRejection(route, calculation: calculation)
-                fields["status"] = "succeeded"
-                fields["applied"] = .bool(controller != nil)
+                event.status = .succeeded
+                event.applied = controller != nil
                 if let rejection {
-                    fields["reason"] = .string(rejection)
-                    publish(.routeCalculation, fields)
+                    event.reason = rejection
+                    publish(.routeCalculation(event))
                     log(.info, "reroute \(session) not applied: \(rejection)")
                 } else if let controller {
-                    fields["newRouteId"] = .string(nextRouteId)
-                    publish(.routeCalculation, fields)
+                    event.newRouteId = nextRouteId
+                    publish(.routeCalculation(event))
                     applyReroute(controller, calculation: calculation, now: now)
                 }
                 return
             }
             do throws(NavigationControllerError) {
                 let controller = try NavigationController(route: route, config: settings.controller)
-                fields["status"] = "succeeded"
-                fields["applied"] = true
-                fields["newRouteId"] = .string(nextRouteId)
-                publish(.routeCalculation, fields)
-                startTrip(controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose.rawValue,
+                event.status = .succeeded
+                event.applied = true
+                event.newRouteId = nextRouteId
+                publish(.routeCalculation(event))
+                startTrip(controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose == .snap ? .snap : .initial,
                           session: session, now: now)
             } catch {
-                fields["status"] = "failed"
-                fields["error"] = ["code": "invalid_route", "message": .string("\(error)"), "retryable": false]
-                publish(.routeCalculation, fields)
+                event.error = CalculationError(code: "invalid_route", message: "\(error)", retryable: false)
+                publish(.routeCalculation(event))
             }
         }
     }
 
     /// Replaces any trip with a new one on `controller`'s route.
-    mutating func startTrip(_ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: String, session: Int?, now: Date) {
+    mutating func startTrip(_ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: RouteEvent.Reason, session: Int?, now: Date) {
         if trip != nil {
-            retractInstructions(reason: "new_route")
+            retractInstructions(reason: .newRoute)
             trip = nil
         }
         generation += 1
@@ -169,16 +162,16 @@ extension TripCoordinator {
     mutating func cancelSession(_ session: Int, reason: String) {
         guard let calculation = calculations.removeValue(forKey: session) else { return }
         if !calculation.waitingForFix { effects.append(.cancelCalculation(session: session)) }
-        publish(
-            .routeCalculation,
-            ["session": .number(Double(session)), "purpose": .string(calculation.purpose.rawValue), "status": "cancelled", "reason": .string(reason)])
+        var event = RouteCalculationEvent(session: session, purpose: calculation.purpose, status: .cancelled)
+        event.reason = reason
+        publish(.routeCalculation(event))
     }
 
-    static func engineFields(_ engine: RouteEndpoint.Identity) -> JSONValue {
-        ["name": .string(engine.name), "server": .string(engine.server)]
+    static func engineIdentity(_ engine: RouteEndpoint.Identity) -> EngineIdentity {
+        EngineIdentity(name: engine.name, server: engine.server)
     }
 
-    static func errorFields(_ error: RouteFetchError) -> JSONValue {
-        ["code": .string(error.code), "message": .string(error.description), "retryable": .bool(error.isRetryable)]
+    static func calculationError(_ error: RouteFetchError) -> CalculationError {
+        CalculationError(code: error.code, message: error.description, retryable: error.isRetryable)
     }
 }

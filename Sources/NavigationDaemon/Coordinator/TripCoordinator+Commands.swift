@@ -49,7 +49,7 @@ extension TripCoordinator {
         for session in calculations.keys.sorted() { cancelSession(session, reason: "cancelled by a client") }
         if hadTrip {
             let routeId = trip!.routeId
-            retractInstructions(reason: "cancel")
+            retractInstructions(reason: .cancel)
             endTrip(reason: "cancelled")
             log(.notice, "trip \(routeId) cancelled by a client")
         }
@@ -92,47 +92,36 @@ extension TripCoordinator {
 
     /// The full snapshot for `status` and `hello`.
     /// `now`: the wall clock, for the age of the last fix.
-    public func snapshot(now: Date? = nil) -> [String: JSONValue] {
-        var gnss: [String: JSONValue] = [
-            "status": .string(gnssHealth.status.rawValue), "detail": .string(gnssHealth.detail),
-            "rejectedFixes": [
-                "backwardsInTime": .number(Double(fixGate.rejections.backwardsInTime)),
-                "repeatedTime": .number(Double(fixGate.rejections.repeatedTime)),
-                "impossibleSpeed": .number(Double(fixGate.rejections.impossibleSpeed)),
-            ],
-        ]
-        if let now, let fixAt = lastFixAt { gnss["lastFixAge"] = .number((now.timeIntervalSince(fixAt) * 10).rounded() / 10) }
-        var object: [String: JSONValue] = [
-            "phase": .string(phase),
-            "routeId": trip.map { .string($0.routeId) } ?? .null,
-            "gnss": .object(gnss),
-            "calculations": .array(calculations.values.sorted { $0.session < $1.session }.map { calculation in
-                [
-                    "session": .number(Double(calculation.session)), "purpose": .string(calculation.purpose.rawValue),
-                    "waitingForFix": .bool(calculation.waitingForFix), "attempts": .number(Double(calculation.attempts)),
-                ]
-            }),
-            "reroute": [
-                "policy": .string(settings.reroute.policy.rawValue), "accept": .string(settings.reroute.accept.rawValue),
-                "resumesAt": gate.backoffUntil.map { .string(ISO8601Timestamp.format($0)) } ?? .null,
-            ],
-        ]
+    public func snapshot(now: Date? = nil) -> Snapshot {
+        let gnss = Snapshot.GNSS(
+            status: GNSSEvent.Status(rawValue: gnssHealth.status.rawValue) ?? .lost, detail: gnssHealth.detail,
+            rejectedFixes: .init(
+                backwardsInTime: fixGate.rejections.backwardsInTime, repeatedTime: fixGate.rejections.repeatedTime,
+                impossibleSpeed: fixGate.rejections.impossibleSpeed),
+            lastFixAge: now.flatMap { now in lastFixAt.map { (now.timeIntervalSince($0) * 10).rounded() / 10 } })
+        var snapshot = Snapshot(
+            phase: Snapshot.Phase(rawValue: phase) ?? .idle, routeId: trip?.routeId, gnss: gnss,
+            calculations: calculations.values.sorted { $0.session < $1.session }.map {
+                Snapshot.Calculation(session: $0.session, purpose: $0.purpose, waitingForFix: $0.waitingForFix, attempts: $0.attempts)
+            },
+            reroute: .init(
+                policy: settings.reroute.policy.rawValue, accept: settings.reroute.accept.rawValue,
+                resumesAt: gate.backoffUntil.map(ISO8601Timestamp.format)))
         if let fix = lastFix {
-            object["lastFix"] = JSONLine.value(TripStateRecord.Point(fix.location))
-            object["lastFixTime"] = .string(ISO8601Timestamp.format(fix.location.timestamp))
+            snapshot.lastFix = TripStateRecord.Point(fix.location)
+            snapshot.lastFixTime = ISO8601Timestamp.format(fix.location.timestamp)
         }
         if let current = trip {
             let route = current.controller.route
-            object["route"] = [
-                "distance": .number((route.distance * 10).rounded() / 10), "duration": .number((route.duration * 10).rounded() / 10),
-                "steps": .number(Double(route.steps.count)), "reroutes": .number(Double(current.reroutes)),
-            ]
-            object["destinations"] = .array(current.requested.map { ["lat": .number($0.coordinate.latitude), "lon": .number($0.coordinate.longitude)] })
+            snapshot.route = .init(
+                distance: (route.distance * 10).rounded() / 10, duration: (route.duration * 10).rounded() / 10, steps: route.steps.count,
+                reroutes: current.reroutes)
+            snapshot.destinations = current.requested.map { .init(lat: $0.coordinate.latitude, lon: $0.coordinate.longitude) }
             if current.state.navigating != nil, let fix = lastFix {
-                object["tripState"] = JSONLine.value(TripStateRecord(current.state, time: fix.location.timestamp))
+                snapshot.tripState = TripStateRecord(current.state, time: fix.location.timestamp)
             }
         }
-        return object
+        return snapshot
     }
 
     /// One line for systemd's STATUS=.

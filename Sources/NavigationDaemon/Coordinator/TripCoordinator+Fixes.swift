@@ -37,7 +37,7 @@ extension TripCoordinator {
             endTrip(reason: "journal too old")
         }
         guard var current = trip else {
-            publish(.tripState, JSONLine.value(TripStateRecord.idle(at: fix)).objectValue ?? [:])
+            publish(.tripState(TripStateRecord.idle(at: fix)))
             return
         }
         let previous = current.state
@@ -46,7 +46,7 @@ extension TripCoordinator {
             next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, startedAt: resume.startedAt)
             current.resumeFrom = nil
             trip = current
-            publishRoute(reason: "resumed", session: nil)
+            publishRoute(reason: .resumed, session: nil)
         } else if previous.navigating == nil {
             next = current.controller.initialState(for: fix.location)
         } else {
@@ -72,7 +72,7 @@ extension TripCoordinator {
         predicted = state
         publishNewInstructions(in: state)
         if before.stepIndex != state.stepIndex { log(.info, "gnss outage: predicted past the maneuver of step \(before.stepIndex)") }
-        publish(.tripState, JSONLine.value(TripStateRecord(.navigating(state), time: time)).objectValue ?? [:])
+        publish(.tripState(TripStateRecord(.navigating(state), time: time)))
     }
 
 
@@ -100,7 +100,7 @@ extension TripCoordinator {
             return
         }
         gnssHealth = health
-        publish(.gnss, ["status": .string(health.status.rawValue), "detail": .string(health.detail)])
+        publish(.gnss(GNSSEvent(status: GNSSEvent.Status(rawValue: health.status.rawValue) ?? .lost, detail: health.detail)))
     }
 
     /// Publishes what changed between `previous` and `next` and stores `next`.
@@ -119,7 +119,7 @@ extension TripCoordinator {
             handleDeviation(state, before: before, fix: fix, now: now)
             publishWaypointsReached(state, before: before)
             publishNewInstructions(in: state)
-            publish(.tripState, JSONLine.value(TripStateRecord(next, time: fix.location.timestamp)).objectValue ?? [:])
+            publish(.tripState(TripStateRecord(next, time: fix.location.timestamp)))
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
             let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
             if changed || due { saveJournal(now: now) }
@@ -128,11 +128,7 @@ extension TripCoordinator {
 
     /// Publishes the banner and prompt of `state` that the ledger has not sent yet (each once per route).
     private mutating func publishNewInstructions(in state: NavigatingState) {
-        for (sent, instruction) in trip!.ledger.newInstructions(in: state) {
-            var fields: [String: JSONValue] = ["kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex)), "instruction": instruction]
-            if sent.kind == "spoken" { fields["utteranceId"] = .string(sent.key) }
-            publish(.instruction, fields)
-        }
+        for instruction in trip!.ledger.newInstructions(in: state) { publish(.instruction(instruction)) }
     }
 
     private mutating func publishWaypointsReached(_ state: NavigatingState, before: NavigatingState?) {
@@ -140,32 +136,23 @@ extension TripCoordinator {
         for index in before.remainingWaypoints.startIndex..<state.remainingWaypoints.startIndex {
             let waypoint = current.controller.route.waypoints[index]
             let requestedIndex = current.passedBeforeRoute + index - 1
-            publish(
-                .waypointReached,
-                [
-                    "index": .number(Double(requestedIndex)), "lat": .number(waypoint.coordinate.latitude),
-                    "lon": .number(waypoint.coordinate.longitude), "kind": .string(waypoint.kind.rawValue),
-                ])
+            publish(.waypointReached(WaypointReachedEvent(index: requestedIndex, coordinate: waypoint.coordinate, kind: waypoint.kind)))
         }
     }
 
     private mutating func arrive(_ completion: TripCompletion, fix: GNSSFix) {
         guard let current = trip else { return }
         let destination = current.controller.route.waypoints.last?.coordinate
-        var fields: [String: JSONValue] = [
-            "distanceTravelled": .number((completion.summary.distanceTravelled * 100).rounded() / 100),
-            "duration": .number(completion.summary.endedAt.timeIntervalSince(completion.summary.startedAt)),
-            "startedAt": .string(ISO8601Timestamp.format(completion.summary.startedAt)),
-            "arrivedAt": .string(ISO8601Timestamp.format(completion.summary.endedAt)),
-            "reroutes": .number(Double(current.reroutes)),
-        ]
-        if let destination { fields["destination"] = ["lat": .number(destination.latitude), "lon": .number(destination.longitude)] }
+        let arrived = ArrivedEvent(
+            distanceTravelled: (completion.summary.distanceTravelled * 100).rounded() / 100,
+            duration: completion.summary.endedAt.timeIntervalSince(completion.summary.startedAt),
+            startedAt: ISO8601Timestamp.format(completion.summary.startedAt), arrivedAt: ISO8601Timestamp.format(completion.summary.endedAt),
+            reroutes: current.reroutes, destination: destination)
         if let spoken = completion.spokenInstruction, !trip!.ledger.hasSentSpoken(spoken.utteranceId) {
-            publish(.instruction, ["kind": "spoken", "stepIndex": .number(Double(current.controller.route.steps.count - 1)),
-                                   "instruction": JSONLine.value(spoken), "utteranceId": .string(spoken.utteranceId)])
+            publish(.instruction(.spoken(spoken, stepIndex: current.controller.route.steps.count - 1)))
         }
-        publish(.arrived, fields)
-        publish(.tripState, JSONLine.value(TripStateRecord(.complete(completion), time: fix.location.timestamp)).objectValue ?? [:])
+        publish(.arrived(arrived))
+        publish(.tripState(TripStateRecord(.complete(completion), time: fix.location.timestamp)))
         log(.notice, "arrived: trip \(current.routeId), \(Int(completion.summary.distanceTravelled)) m driven, \(current.reroutes) reroute(s)")
         endTrip(reason: "arrived")
     }

@@ -14,7 +14,7 @@ extension TripCoordinator {
         if !isOff {
             if wasOff {
                 lastRerouteDecision = nil
-                publish(.deviation, ["offRoute": false, "distance": .number(distance(of: state.deviation))])
+                publish(.deviation(DeviationEvent(offRoute: false, distance: distance(of: state.deviation))))
             }
             return
         }
@@ -27,11 +27,11 @@ extension TripCoordinator {
         // One event when the vehicle leaves the route, then one whenever what the policy does about it changes.
         if !wasOff || decisionName != lastRerouteDecision {
             lastRerouteDecision = decisionName
-            var fields: [String: JSONValue] = [
-                "offRoute": true, "distance": .number(distance(of: state.deviation)), "reroute": .string(decisionName),
-            ]
-            if let until = gate.backoffUntil { fields["rerouteResumesAt"] = .string(ISO8601Timestamp.format(until)) }
-            publish(.deviation, fields)
+            publish(
+                .deviation(
+                    DeviationEvent(
+                        offRoute: true, distance: distance(of: state.deviation), reroute: DeviationEvent.Reroute(rawValue: decisionName),
+                        rerouteResumesAt: gate.backoffUntil.map(ISO8601Timestamp.format))))
         }
         switch decision {
         case .request:
@@ -101,7 +101,7 @@ extension TripCoordinator {
         if measured.isFinite, measured >= 0 {
             expectedRerouteLatency = min(5, max(0.5, 0.7 * expectedRerouteLatency + 0.3 * measured))
         }
-        retractInstructions(reason: "reroute")
+        retractInstructions(reason: .reroute)
         current = trip!
         current.passedBeforeRoute += max(0, state.remainingWaypoints.startIndex - 1)
         current.routeId = makeRouteId()
@@ -112,36 +112,28 @@ extension TripCoordinator {
         trip = current
         gate.recordApplied(time: lastFix?.location.timestamp ?? now)
         lastRerouteDecision = nil
-        publishRoute(reason: "reroute", session: calculation.session)
+        publishRoute(reason: .reroute, session: calculation.session)
         if let fix = lastFix {
             apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
         }
     }
 
     /// Withdraws instructions sent for maneuvers the vehicle has not reached.
-    mutating func retractInstructions(reason: String) {
+    mutating func retractInstructions(reason: InstructionRetractedEvent.Reason) {
         guard trip != nil else { return }
         let pending = trip!.ledger.retractAll()
         guard !pending.isEmpty else { return }
-        let items: [JSONValue] = pending.map { sent in
-            var item: [String: JSONValue] = ["kind": .string(sent.kind), "stepIndex": .number(Double(sent.stepIndex))]
-            if sent.kind == "spoken" { item["utteranceId"] = .string(sent.key) }
-            return .object(item)
+        let items = pending.map { sent in
+            InstructionRetractedEvent.Retracted(kind: sent.kind, stepIndex: sent.stepIndex, utteranceId: sent.kind == .spoken ? sent.key : nil)
         }
-        publish(.instructionRetracted, ["reason": .string(reason), "instructions": .array(items)])
+        publish(.instructionRetracted(InstructionRetractedEvent(reason: reason, instructions: items)))
     }
 
     /// The `route` event for the active route.
-    mutating func publishRoute(reason: String, session: Int?) {
+    mutating func publishRoute(reason: RouteEvent.Reason, session: Int?) {
         guard let current = trip else { return }
         let route = current.controller.route
-        var fields: [String: JSONValue] = [
-            "reason": .string(reason), "distance": .number((route.distance * 10).rounded() / 10),
-            "duration": .number((route.duration * 10).rounded() / 10), "steps": .number(Double(route.steps.count)),
-            "route": JSONLine.value(route),
-        ]
-        if let session { fields["session"] = .number(Double(session)) }
-        publish(.route, fields)
+        publish(.route(RouteEvent(reason: reason, session: session, route: route)))
         effects.append(.activeRouteChanged(route))
     }
 }

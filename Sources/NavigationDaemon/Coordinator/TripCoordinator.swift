@@ -40,9 +40,7 @@ public struct TripCoordinator: Sendable {
         }
     }
 
-    public enum Purpose: String, Sendable {
-        case initial, reroute, snap
-    }
+    public typealias Purpose = RouteCalculationEvent.Purpose
 
     /// What a calculation session asks the routing engine.
     public enum CalculationRequest: Sendable, Equatable {
@@ -52,7 +50,7 @@ public struct TripCoordinator: Sendable {
     }
 
     public enum Effect: Sendable {
-        case publish(EventType, routeId: String?, fields: [String: JSONValue])
+        case publish(NavigationEvent, routeId: String?)
         case startCalculation(session: Int, request: CalculationRequest)
         case cancelCalculation(session: Int)
         /// The route being navigated changed (nil: none); the simulated receiver follows it.
@@ -155,8 +153,8 @@ public struct TripCoordinator: Sendable {
 
     // MARK: - Publishing helpers
 
-    mutating func publish(_ type: EventType, _ fields: [String: JSONValue], routeId: String? = nil) {
-        effects.append(.publish(type, routeId: routeId ?? trip?.routeId, fields: fields))
+    mutating func publish(_ event: NavigationEvent, routeId: String? = nil) {
+        effects.append(.publish(event, routeId: routeId ?? trip?.routeId))
     }
 
     mutating func log(_ level: Logger.Level, _ message: String) {

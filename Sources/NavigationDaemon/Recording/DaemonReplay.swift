@@ -122,8 +122,8 @@ public struct DaemonReplay {
             if let answer { result.replayed.append(text(answer.line)) }
             for effect in coordinator.takeEffects() {
                 switch effect {
-                case .publish(let type, let routeId, let fields):
-                    result.replayed.append(text(sequencer.line(type, routeId: routeId, fields: fields)))
+                case .publish(let event, let routeId):
+                    result.replayed.append(text(sequencer.line(event, routeId: routeId)))
                 case .saveJournal(let record):
                     result.replayed.append(text(JournalDecision.save(record).line))
                 case .deleteJournal:

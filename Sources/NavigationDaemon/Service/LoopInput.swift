@@ -68,9 +68,9 @@ public struct EventSequencer: Sendable {
 
     public init(seq: UInt64 = 0) { self.seq = seq }
 
-    public mutating func line(_ type: EventType, routeId: String?, fields: [String: JSONValue]) -> [UInt8] {
+    public mutating func line(_ event: NavigationEvent, routeId: String?) -> [UInt8] {
         seq += 1
-        return ServerMessage.event(type, seq: seq, routeId: routeId, fields: fields).line
+        return EventMessage(seq: seq, routeId: routeId, event: event).line
     }
 }
 

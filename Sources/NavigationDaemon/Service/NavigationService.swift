@@ -229,8 +229,8 @@ public final class NavigationService: Service, Sendable {
     ) {
         for effect in effects {
             switch effect {
-            case .publish(let type, let routeId, let fields):
-                let published = hub.publish(type, routeId: routeId, fields: fields)
+            case .publish(let event, let routeId):
+                let published = hub.publish(event, routeId: routeId)
                 recorder?.recordLine(published.line)
                 for client in published.overflowed {
                     disconnectSlow(client, group: &group)

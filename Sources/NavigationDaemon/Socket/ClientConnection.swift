@@ -115,9 +115,10 @@ public final class EventHub: Sendable {
 
     /// Assigns the next sequence number and queues the event for every subscribed client.
     @discardableResult
-    public func publish(_ type: EventType, routeId: String?, fields: [String: JSONValue]) -> Published {
+    public func publish(_ event: NavigationEvent, routeId: String?) -> Published {
+        let type = event.type
         let (line, clients) = state.withLock { state in
-            (state.sequencer.line(type, routeId: routeId, fields: fields), Array(state.clients.values))
+            (state.sequencer.line(event, routeId: routeId), Array(state.clients.values))
         }
         var overflowed: [ClientConnection] = []
         for client in clients where client.wants(type) {

@@ -62,8 +62,8 @@ public struct CommandRouter: Sendable {
         router.register(CancelCommand.self) { _, coordinator, _ in coordinator.cancel() }
         router.register(StatusCommand.self) { _, coordinator, context in
             var snapshot = coordinator.snapshot(now: context.now)
-            snapshot["control"] = .bool(context.client.mayControl)
-            return snapshot
+            snapshot.control = context.client.mayControl
+            return (try? JSONValueEncoder().encode(snapshot))?.objectValue ?? [:]
         }
         router.register(SubscribeCommand.self) { command, _, context in
             context.client.topics = command.topics

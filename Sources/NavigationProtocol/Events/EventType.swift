@@ -67,10 +67,10 @@ public struct ServerMessage: Sendable {
     }
 
     /// `seq`: the last event's sequence number: the first event this client gets is `seq + 1`.
-    public static func hello(navdVersion: String, control: Bool, seq: UInt64, state: [String: JSONValue]) -> ServerMessage {
+    public static func hello(navdVersion: String, control: Bool, seq: UInt64, state: Snapshot) -> ServerMessage {
         ServerMessage(object: [
             "type": "hello", "protocol": .number(Double(navigationProtocolVersion)), "navd": .string(navdVersion),
-            "control": .bool(control), "seq": .number(Double(seq)), "state": .object(state),
+            "control": .bool(control), "seq": .number(Double(seq)), "state": (try? JSONValueEncoder().encode(state)) ?? .object([:]),
         ])
     }
 
