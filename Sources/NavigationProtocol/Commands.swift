@@ -5,15 +5,32 @@ import RouteAdapters
 /// A command a client sends: a value decoded from the line's fields. The daemon registers one handler per
 /// command type (see `CommandRouter`), so adding a command means adding a type and a handler.
 public protocol NavigationCommand: Sendable {
+    /// The reply's `result`.
+    associatedtype Result: Codable & Sendable
     /// The `type` field that selects this command.
     static var type: String { get }
     /// Whether the command changes navigation (needs control rights) or only reads.
     static var requiresControl: Bool { get }
     init(fields: CommandFields) throws(ProtocolError)
+    /// The command's fields as a client sends them (without `type` and `id`): `init(fields:)` reads them back.
+    var fields: [String: JSONValue] { get }
+}
+
+extension NavigationCommand {
+    public var fields: [String: JSONValue] { [:] }
+
+    /// The line a client sends, newline included.
+    public func line(id: JSONValue?) -> [UInt8] {
+        var object = fields
+        object["type"] = .string(Self.type)
+        if let id { object["id"] = id }
+        return JSONLine.serialize(object)
+    }
 }
 
 /// `navigate`: route from the current position through `waypoints` (the last is the destination).
 public struct NavigateCommand: NavigationCommand, Hashable {
+    public typealias Result = NavigateReply
     public static let type = "navigate"
     public static let requiresControl = true
 
@@ -50,6 +67,24 @@ public struct NavigateCommand: NavigationCommand, Hashable {
         self.waypoints = waypoints
         self.options = try RouteOptions(fields: CommandFields(try fields.objectField("options") ?? [:]))
     }
+
+    public var fields: [String: JSONValue] {
+        var object: [String: JSONValue] = [
+            "waypoints": .array(waypoints.map { waypoint in
+                var point: [String: JSONValue] = [
+                    "lat": .number(waypoint.coordinate.latitude), "lon": .number(waypoint.coordinate.longitude), "kind": .string(waypoint.kind.rawValue),
+                ]
+                if !waypoint.properties.isEmpty { point["properties"] = .object(waypoint.properties) }
+                return .object(point)
+            })
+        ]
+        var options: [String: JSONValue] = [:]
+        if let costing = self.options.costing { options["costing"] = .string(costing) }
+        if !self.options.avoid.isEmpty { options["avoid"] = .array(self.options.avoid.map(\.rawValue).sorted().map(JSONValue.string)) }
+        if !self.options.engine.isEmpty { options["engine"] = .object(self.options.engine) }
+        if !options.isEmpty { object["options"] = .object(options) }
+        return object
+    }
 }
 
 extension RouteOptions {
@@ -70,6 +105,7 @@ extension RouteOptions {
 
 /// `cancel`: end the trip and any calculation.
 public struct CancelCommand: NavigationCommand, Hashable {
+    public typealias Result = CancelReply
     public static let type = "cancel"
     public static let requiresControl = true
     public init() {}
@@ -78,6 +114,7 @@ public struct CancelCommand: NavigationCommand, Hashable {
 
 /// `status`: a full snapshot.
 public struct StatusCommand: NavigationCommand, Hashable {
+    public typealias Result = Snapshot
     public static let type = "status"
     public static let requiresControl = false
     public init() {}
@@ -86,6 +123,7 @@ public struct StatusCommand: NavigationCommand, Hashable {
 
 /// `subscribe`: which event types this client receives (all by default).
 public struct SubscribeCommand: NavigationCommand, Hashable {
+    public typealias Result = SubscribeReply
     public static let type = "subscribe"
     public static let requiresControl = false
     public var topics: Set<EventType>
@@ -104,10 +142,13 @@ public struct SubscribeCommand: NavigationCommand, Hashable {
         }
         self.topics = topics
     }
+
+    public var fields: [String: JSONValue] { ["topics": .array(EventType.allCases.filter(topics.contains).map { .string($0.rawValue) })] }
 }
 
 /// `advance`: move to the next step now (a driver's "next" button, or the manual advance condition).
 public struct AdvanceCommand: NavigationCommand, Hashable {
+    public typealias Result = AdvanceReply
     public static let type = "advance"
     public static let requiresControl = true
     public init() {}
@@ -116,6 +157,7 @@ public struct AdvanceCommand: NavigationCommand, Hashable {
 
 /// `snap_route`: map-match an external track to the road network and navigate the result.
 public struct SnapRouteCommand: NavigationCommand, Hashable {
+    public typealias Result = SessionReply
     public static let type = "snap_route"
     public static let requiresControl = true
 
@@ -124,6 +166,12 @@ public struct SnapRouteCommand: NavigationCommand, Hashable {
         public var coordinate: GeographicCoordinate
         public var time: Date?
         public var radius: Double?
+
+        public init(coordinate: GeographicCoordinate, time: Date? = nil, radius: Double? = nil) {
+            self.coordinate = coordinate
+            self.time = time
+            self.radius = radius
+        }
     }
     /// Points in driving order.
     public var points: [Point]
@@ -144,10 +192,22 @@ public struct SnapRouteCommand: NavigationCommand, Hashable {
         }
         self.points = points
     }
+
+    public init(points: [Point]) { self.points = points }
+
+    public var fields: [String: JSONValue] {
+        ["trace": .array(points.map { point in
+            var object: [String: JSONValue] = ["lat": .number(point.coordinate.latitude), "lon": .number(point.coordinate.longitude)]
+            if let time = point.time { object["time"] = .string(ISO8601Timestamp.format(time)) }
+            if let radius = point.radius { object["radius"] = .number(radius) }
+            return .object(object)
+        })]
+    }
 }
 
 /// `cancel_calculation`: cancel one calculation session, or the running one when `session` is absent.
 public struct CancelCalculationCommand: NavigationCommand, Hashable {
+    public typealias Result = CancelCalculationReply
     public static let type = "cancel_calculation"
     public static let requiresControl = true
     public var session: Int?
@@ -160,10 +220,13 @@ public struct CancelCalculationCommand: NavigationCommand, Hashable {
             session = Int(number)
         }
     }
+
+    public var fields: [String: JSONValue] { session.map { ["session": .number(Double($0))] } ?? [:] }
 }
 
 /// `record`: start or stop the flight recorder, or ask whether it runs (docs/recording.md).
 public struct RecordCommand: NavigationCommand, Hashable {
+    public typealias Result = RecordReply
     public static let type = "record"
     public static let requiresControl = true
 
@@ -181,4 +244,6 @@ public struct RecordCommand: NavigationCommand, Hashable {
         }
         self.action = action
     }
+
+    public var fields: [String: JSONValue] { ["action": .string(action.rawValue)] }
 }

@@ -83,16 +83,6 @@ public struct Snapshot: Codable, Hashable, Sendable {
             self.reroutes = reroutes
         }
     }
-    public struct Destination: Codable, Hashable, Sendable {
-        public var lat: Double
-        public var lon: Double
-
-        public init(lat: Double, lon: Double) {
-            self.lat = lat
-            self.lon = lon
-        }
-    }
-
     public var phase: Phase
     /// The active route's id; null without one.
     public var routeId: String?
@@ -104,7 +94,7 @@ public struct Snapshot: Codable, Hashable, Sendable {
     public var lastFixTime: String?
     public var route: RouteSummary?
     /// The destinations as the client asked for them (origin excluded).
-    public var destinations: [Destination]?
+    public var destinations: [LatLon]?
     public var tripState: TripStateRecord?
     /// `status` only: whether the asking peer has control rights.
     public var control: Bool?

@@ -65,7 +65,7 @@ struct CoordinatorHarness {
     /// Navigates to the route's destination and answers the session with `route`.
     mutating func navigate(answering route: Route) throws -> Int {
         let reply = try coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: now)
-        let session = try #require(reply["session"]?.doubleValue.map(Int.init))
+        let session = reply.session
         _ = take()
         coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: now)
         _ = take()

@@ -75,12 +75,12 @@ struct FieldCoordinatorTests {
         let fix = CoordinatorHarness.fixes(along: route)[0]
         _ = harness.feed(fix)
         let fresh = try harness.coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: harness.now)
-        #expect(fresh["originStale"] == false)
-        #expect(fresh["originAge"] == 0)
+        #expect(fresh.originStale == false)
+        #expect(fresh.originAge == 0)
         harness.now += 40
         let stale = try harness.coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: harness.now)
-        #expect(stale["originStale"] == true)
-        #expect(stale["originAge"] == 40)
+        #expect(stale.originStale == true)
+        #expect(stale.originAge == 40)
         #expect(harness.take().contains { if case .log(.warning, let m) = $0 { m.contains("40 s old") } else { false } })
         #expect(harness.coordinator.snapshot(now: harness.now).gnss.lastFixAge == 40)
     }

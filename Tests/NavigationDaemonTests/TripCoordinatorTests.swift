@@ -12,7 +12,7 @@ import Testing
         var harness = CoordinatorHarness()
         let route = try CoordinatorHarness.route()
         let reply = try harness.coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: harness.now)
-        #expect(reply["waitingForFix"] == true)
+        #expect(reply.waitingForFix == true)
         let waiting = harness.take()
         #expect(waiting.events(.routeCalculation).first?["waiting"] == "gnss_fix")
         #expect(waiting.startedSessions.isEmpty, "no request without an origin")
@@ -325,7 +325,7 @@ import Testing
         _ = harness.feed(fixes[0])
         let stops = Array(route.waypoints.dropFirst())
         let reply = try harness.coordinator.navigate(NavigateCommand(waypoints: stops), now: harness.now)
-        let session = try #require(reply["session"]?.doubleValue.map(Int.init))
+        let session = reply.session
         harness.coordinator.calculationFinished(session: session, result: .success([route]), attempts: 1, now: harness.now)
         _ = harness.take()
         _ = harness.feed(fixes.dropFirst())
@@ -356,7 +356,7 @@ import Testing
             #expect(error.code == .invalidField)
             #expect(error.message.contains("at most 100"), "\(error.message)")
         }
-        #expect(try coordinator.snapRoute(try trace(100), now: CoordinatorHarness.start)["session"] != nil)
+        #expect(try coordinator.snapRoute(try trace(100), now: CoordinatorHarness.start).session >= 1)
     }
 
     @Test func snapRouteMatchesTheTraceAndNavigatesTheResult() throws {
@@ -368,7 +368,7 @@ import Testing
             ["lat": .number(fixes[$0].coordinate.latitude), "lon": .number(fixes[$0].coordinate.longitude)]
         })
         let command = try SnapRouteCommand(fields: CommandFields(["trace": trace]))
-        let session = try #require(try harness.coordinator.snapRoute(command, now: harness.now)["session"]?.doubleValue.map(Int.init))
+        let session = try harness.coordinator.snapRoute(command, now: harness.now).session
         let started = harness.take().startedSessions
         guard case .match(let points)? = started.first?.request else {
             Issue.record("no map-matching request")
@@ -387,7 +387,7 @@ import Testing
         _ = harness.feed(CoordinatorHarness.fixes(along: route)[0])
         _ = try harness.navigate(answering: route)
         let result = try harness.coordinator.advance(now: harness.now)
-        #expect(result["stepIndex"] == 1)
+        #expect(result.stepIndex == 1)
         let effects = harness.take()
         #expect(effects.events(.tripState).last?["stepIndex"] == 1)
         #expect(effects.events(.instruction).allSatisfy { $0["stepIndex"] == 1 })
@@ -398,12 +398,12 @@ import Testing
         let route = try CoordinatorHarness.route()
         _ = harness.feed(CoordinatorHarness.fixes(along: route)[0])
         let destination = [Waypoint(coordinate: route.geometry.last!)]
-        let first = try #require(try harness.coordinator.navigate(NavigateCommand(waypoints: destination), now: harness.now)["session"])
+        let first = try harness.coordinator.navigate(NavigateCommand(waypoints: destination), now: harness.now).session
         _ = harness.take()
         _ = try harness.coordinator.navigate(NavigateCommand(waypoints: destination), now: harness.now)
         let effects = harness.take()
         let cancelled = effects.events(.routeCalculation).first { $0["status"] == "cancelled" }
-        #expect(cancelled?["session"] == first)
+        #expect(cancelled?["session"]?.doubleValue == Double(first))
         #expect(cancelled?["reason"]?.stringValue?.contains("superseded") == true)
         #expect(effects.startedSessions.count == 1)
     }

@@ -5,7 +5,7 @@ import RouteAdapters
 
 extension TripCoordinator {
     /// `navigate`: a session from the current position (or, without a fix yet, from the first fix).
-    public mutating func navigate(_ command: NavigateCommand, now: Date) throws(ProtocolError) -> [String: JSONValue] {
+    public mutating func navigate(_ command: NavigateCommand, now: Date) throws(ProtocolError) -> NavigateReply {
         do throws(RouteOptionsError) {
             _ = try settings.engine.requestOptions(for: command.options, profile: settings.profile)
         } catch {
@@ -13,13 +13,13 @@ extension TripCoordinator {
         }
         let session = startCalculation(
             purpose: .initial, waypoints: command.waypoints, options: command.options, origin: lastFix?.location, now: now)
-        var reply: [String: JSONValue] = ["session": .number(Double(session)), "waitingForFix": .bool(lastFix == nil)]
+        var reply = NavigateReply(session: session, waitingForFix: lastFix == nil)
         if let fixAt = lastFixAt {
             // Routing from an old position is allowed (the vehicle may not have moved) but never silent.
             let age = now.timeIntervalSince(fixAt)
             let stale = age > settings.watchdogTimeout
-            reply["originAge"] = .number((age * 10).rounded() / 10)
-            reply["originStale"] = .bool(stale)
+            reply.originAge = (age * 10).rounded() / 10
+            reply.originStale = stale
             if stale { log(.warning, "navigate: routing from a position \(Int(age)) s old (GNSS \(gnssHealth.status.rawValue): \(gnssHealth.detail))") }
         }
         return reply
@@ -30,7 +30,7 @@ extension TripCoordinator {
 
     /// `snap_route`: map-match a track and navigate the result. A trace longer than the engine takes is refused
     /// with a clear error rather than sent to fail there.
-    public mutating func snapRoute(_ command: SnapRouteCommand, now: Date) throws(ProtocolError) -> [String: JSONValue] {
+    public mutating func snapRoute(_ command: SnapRouteCommand, now: Date) throws(ProtocolError) -> SessionReply {
         if settings.engine == .osrm, command.points.count > Self.osrmMatchLimit {
             throw ProtocolError(
                 .invalidField,
@@ -40,11 +40,11 @@ extension TripCoordinator {
         let trace = command.points.map { TracePoint(coordinate: $0.coordinate, timestamp: $0.time, radius: $0.radius) }
         let destination = Waypoint(coordinate: command.points.last!.coordinate)
         let session = startCalculation(purpose: .snap, waypoints: [destination], options: RouteOptions(), origin: nil, now: now, trace: trace)
-        return ["session": .number(Double(session))]
+        return SessionReply(session: session)
     }
 
     /// `cancel`: ends the trip and every calculation.
-    public mutating func cancel() -> [String: JSONValue] {
+    public mutating func cancel() -> CancelReply {
         let hadTrip = trip != nil
         for session in calculations.keys.sorted() { cancelSession(session, reason: "cancelled by a client") }
         if hadTrip {
@@ -53,30 +53,30 @@ extension TripCoordinator {
             endTrip(reason: "cancelled")
             log(.notice, "trip \(routeId) cancelled by a client")
         }
-        return ["cancelledTrip": .bool(hadTrip)]
+        return CancelReply(cancelledTrip: hadTrip)
     }
 
     /// `advance`: the next step now.
-    public mutating func advance(now: Date) throws(ProtocolError) -> [String: JSONValue] {
+    public mutating func advance(now: Date) throws(ProtocolError) -> AdvanceReply {
         guard let current = trip, current.state.navigating != nil, let fix = lastFix else {
             throw ProtocolError(.noActiveTrip, "no trip is being navigated")
         }
         let previous = current.state
         let next = current.controller.advanceManually(previous)
         apply(next, previous: previous, fix: fix, now: now)
-        return ["stepIndex": next.navigating.map { .number(Double($0.stepIndex)) } ?? .null, "arrived": .bool(next.navigating == nil)]
+        return AdvanceReply(stepIndex: next.navigating?.stepIndex, arrived: next.navigating == nil)
     }
 
     /// `cancel_calculation`: one session, or every running one.
-    public mutating func cancelCalculation(_ command: CancelCalculationCommand) throws(ProtocolError) -> [String: JSONValue] {
+    public mutating func cancelCalculation(_ command: CancelCalculationCommand) throws(ProtocolError) -> CancelCalculationReply {
         if let session = command.session {
             guard calculations[session] != nil else { throw ProtocolError(.noSuchCalculation, "no calculation session \(session) is running") }
             cancelSession(session, reason: "cancelled by a client")
-            return ["cancelled": [.number(Double(session))]]
+            return CancelCalculationReply(cancelled: [session])
         }
         let sessions = calculations.keys.sorted()
         for session in sessions { cancelSession(session, reason: "cancelled by a client") }
-        return ["cancelled": .array(sessions.map { .number(Double($0)) })]
+        return CancelCalculationReply(cancelled: sessions)
     }
 
     /// The phase clients see in `hello` and `status`.
@@ -116,7 +116,7 @@ extension TripCoordinator {
             snapshot.route = .init(
                 distance: (route.distance * 10).rounded() / 10, duration: (route.duration * 10).rounded() / 10, steps: route.steps.count,
                 reroutes: current.reroutes)
-            snapshot.destinations = current.requested.map { .init(lat: $0.coordinate.latitude, lon: $0.coordinate.longitude) }
+            snapshot.destinations = current.requested.map { LatLon($0.coordinate) }
             if current.state.navigating != nil, let fix = lastFix {
                 snapshot.tripState = TripStateRecord(current.state, time: fix.location.timestamp)
             }

@@ -83,24 +83,21 @@ public final class RecordingControl: Sendable {
     }
 
     /// The `record` command.
-    func handle(_ command: RecordCommand, coordinator: TripCoordinator, now: Date) throws(ProtocolError) -> [String: JSONValue] {
+    func handle(_ command: RecordCommand, coordinator: TripCoordinator, now: Date) throws(ProtocolError) -> RecordReply {
         switch command.action {
         case .start:
             do {
                 let recording = try start(reason: "command", coordinator: coordinator, now: now)
-                return ["recording": true, "path": .string(recording.path)]
+                return RecordReply(recording: true, path: recording.path)
             } catch {
                 throw ProtocolError(.recordingFailed, error.description)
             }
         case .stop:
-            guard let summary = stop(reason: "record stop") else { return ["recording": false, "files": []] }
-            return [
-                "recording": false, "files": .array(summary.files.map(JSONValue.string)), "bytes": .number(Double(summary.bytes)),
-                "seconds": .number((summary.seconds * 10).rounded() / 10),
-            ]
+            guard let summary = stop(reason: "record stop") else { return RecordReply(recording: false, files: []) }
+            return RecordReply(recording: false, files: summary.files, bytes: summary.bytes, seconds: (summary.seconds * 10).rounded() / 10)
         case .status:
-            guard let current else { return ["recording": false] }
-            return ["recording": true, "path": .string(current.path), "seconds": .number((current.elapsed * 10).rounded() / 10)]
+            guard let current else { return RecordReply(recording: false) }
+            return RecordReply(recording: true, path: current.path, seconds: (current.elapsed * 10).rounded() / 10)
         }
     }
 }

@@ -28,14 +28,16 @@ public struct CommandRouter: Sendable {
 
     public init() {}
 
+    /// Registers `type` with its handler; the handler's typed result is encoded into the reply's `result`.
     public mutating func register<Command: NavigationCommand>(
         _ type: Command.Type,
-        handler: @escaping @Sendable (Command, inout TripCoordinator, CommandContext) throws(ProtocolError) -> [String: JSONValue]
+        handler: @escaping @Sendable (Command, inout TripCoordinator, CommandContext) throws(ProtocolError) -> Command.Result
     ) {
         routes[Command.type] = Route(requiresControl: Command.requiresControl) { fields throws(ProtocolError) in
             let command = try Command(fields: fields)
             return PreparedCommand(type: Command.type, line: fields.object) { coordinator, context throws(ProtocolError) in
-                try handler(command, &coordinator, context)
+                let result = try handler(command, &coordinator, context)
+                return (try? JSONValueEncoder().encode(result))?.objectValue ?? [:]
             }
         }
     }
@@ -63,11 +65,11 @@ public struct CommandRouter: Sendable {
         router.register(StatusCommand.self) { _, coordinator, context in
             var snapshot = coordinator.snapshot(now: context.now)
             snapshot.control = context.client.mayControl
-            return (try? JSONValueEncoder().encode(snapshot))?.objectValue ?? [:]
+            return snapshot
         }
         router.register(SubscribeCommand.self) { command, _, context in
             context.client.topics = command.topics
-            return ["topics": .array(EventType.allCases.filter(command.topics.contains).map { .string($0.rawValue) })]
+            return SubscribeReply(topics: EventType.allCases.filter(command.topics.contains))
         }
         router.register(AdvanceCommand.self) { _, coordinator, context throws(ProtocolError) in
             try coordinator.advance(now: context.now)

@@ -236,10 +236,6 @@ public struct WaypointReachedEvent: Codable, Hashable, Sendable {
 
 /// `arrived`: the destination was reached.
 public struct ArrivedEvent: Codable, Hashable, Sendable {
-    public struct Coordinate: Codable, Hashable, Sendable {
-        public var lat: Double
-        public var lon: Double
-    }
     /// Metres navd counted as driven (two decimals).
     public var distanceTravelled: Double
     /// Seconds from the trip's start to arrival (fix times).
@@ -248,7 +244,7 @@ public struct ArrivedEvent: Codable, Hashable, Sendable {
     public var startedAt: String
     public var arrivedAt: String
     public var reroutes: Int
-    public var destination: Coordinate?
+    public var destination: LatLon?
 
     public init(distanceTravelled: Double, duration: Double, startedAt: String, arrivedAt: String, reroutes: Int, destination: GeographicCoordinate?) {
         self.distanceTravelled = distanceTravelled
@@ -256,7 +252,7 @@ public struct ArrivedEvent: Codable, Hashable, Sendable {
         self.startedAt = startedAt
         self.arrivedAt = arrivedAt
         self.reroutes = reroutes
-        self.destination = destination.map { Coordinate(lat: $0.latitude, lon: $0.longitude) }
+        self.destination = destination.map(LatLon.init)
     }
 }
 
@@ -272,5 +268,16 @@ public struct GNSSEvent: Codable, Hashable, Sendable {
     public init(status: Status, detail: String) {
         self.status = status
         self.detail = detail
+    }
+}
+
+/// A point as the protocol writes it: `lat`, `lon` in degrees.
+public struct LatLon: Codable, Hashable, Sendable {
+    public var lat: Double
+    public var lon: Double
+
+    public init(_ coordinate: GeographicCoordinate) {
+        lat = coordinate.latitude
+        lon = coordinate.longitude
     }
 }

@@ -1,0 +1,85 @@
+import NavigationCore
+
+// The `result` of each command's reply, typed (docs/protocol.md lists them).
+
+/// `navigate`: the calculation session started.
+public struct NavigateReply: Codable, Hashable, Sendable {
+    public var session: Int
+    /// True when navd has no fix yet: the session waits for one.
+    public var waitingForFix: Bool
+    /// Seconds since the fix the route starts from arrived (navd's clock).
+    public var originAge: Double?
+    /// True when that fix is older than `gnss.watchdog_timeout`.
+    public var originStale: Bool?
+
+    public init(session: Int, waitingForFix: Bool, originAge: Double? = nil, originStale: Bool? = nil) {
+        self.session = session
+        self.waitingForFix = waitingForFix
+        self.originAge = originAge
+        self.originStale = originStale
+    }
+}
+
+/// `snap_route`: the map-matching session started.
+public struct SessionReply: Codable, Hashable, Sendable {
+    public var session: Int
+    public init(session: Int) { self.session = session }
+}
+
+/// `cancel`.
+public struct CancelReply: Codable, Hashable, Sendable {
+    /// False when there was no trip.
+    public var cancelledTrip: Bool
+    public init(cancelledTrip: Bool) { self.cancelledTrip = cancelledTrip }
+}
+
+/// `advance`: the step navigated now, or arrival.
+public struct AdvanceReply: Codable, Hashable, Sendable {
+    /// Null once arrived.
+    public var stepIndex: Int?
+    public var arrived: Bool
+
+    public init(stepIndex: Int?, arrived: Bool) {
+        self.stepIndex = stepIndex
+        self.arrived = arrived
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(stepIndex, forKey: .stepIndex)
+        try c.encode(arrived, forKey: .arrived)
+    }
+}
+
+/// `cancel_calculation`: the sessions cancelled.
+public struct CancelCalculationReply: Codable, Hashable, Sendable {
+    public var cancelled: [Int]
+    public init(cancelled: [Int]) { self.cancelled = cancelled }
+}
+
+/// `subscribe`: the topics this client now receives.
+public struct SubscribeReply: Codable, Hashable, Sendable {
+    public var topics: [EventType]
+    public init(topics: [EventType]) { self.topics = topics }
+}
+
+/// `record`: the flight recorder's state after the command.
+public struct RecordReply: Codable, Hashable, Sendable {
+    public var recording: Bool
+    /// The recording's first file (start, status).
+    public var path: String?
+    /// Every file written (stop): the first, then its parts.
+    public var files: [String]?
+    /// Bytes written (stop).
+    public var bytes: Int?
+    /// Seconds recorded.
+    public var seconds: Double?
+
+    public init(recording: Bool, path: String? = nil, files: [String]? = nil, bytes: Int? = nil, seconds: Double? = nil) {
+        self.recording = recording
+        self.path = path
+        self.files = files
+        self.bytes = bytes
+        self.seconds = seconds
+    }
+}
