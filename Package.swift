@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "navbench", targets: ["navbench"]),
         .executable(name: "navd", targets: ["navd"]),
         .library(name: "NavigationProtocol", targets: ["NavigationProtocol"]),
+        // The client library for navd's socket: what navctl, the tests and a Swift dashboard use.
+        .library(name: "NavdClient", targets: ["NavdClient"]),
         // For the fuzzers (Fuzz/): the config loader, journal reader and command router live in the daemon.
         .library(name: "NavigationDaemon", targets: ["NavigationDaemon"]),
     ],
@@ -56,6 +58,8 @@ let package = Package(
         .target(name: "DriveReport", dependencies: ["NavigationCore"]),
         // The socket protocol's messages: commands decoded from JSON lines, events and replies encoded. Pure.
         .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters"]),
+        // A client of navd's socket: connect, hello, typed commands and replies, events as an AsyncSequence, reconnect.
+        .target(name: "NavdClient", dependencies: ["NavigationCore", "NavigationProtocol"]),
         // Peer credentials (struct ucred) for the socket server; Glibc hides it behind _GNU_SOURCE.
         .target(name: "CNavdSystem"),
         // The daemon: navigation service, route calculation sessions, socket server, journal, config, sd_notify.
@@ -160,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "NavdTests",
             dependencies: [
-                "navd", "navctl", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
+                "navd", "navctl", "NavdClient", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
             ]
         ),
     ]
