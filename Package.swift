@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "NavctlCommands",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol",
+                "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol", "NavdClient",
                 // replay runs the daemon's own loop logic over a recording.
                 "NavigationDaemon", "DriveReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NavdClient
 import NavigationCore
 import NavigationProtocol
 
@@ -66,29 +67,28 @@ struct EngineOption: ExpressibleByArgument {
     }
 }
 
-/// `--socket` (default: `NAVD_SOCKET`, else /run/navd/navd.sock) and a command's request and reply.
+/// `--socket` (default: `NAVD_SOCKET`, else /run/navd/navd.sock).
 struct SocketOptions: ParsableArguments {
     @Option(help: "navd's socket (default: $NAVD_SOCKET, else /run/navd/navd.sock).")
     var socket: String = ProcessInfo.processInfo.environment["NAVD_SOCKET"] ?? "/run/navd/navd.sock"
 
-    /// Sends one command (an `id` is added) and returns navd's reply; navd's error is a CommandFailure.
-    func request(_ command: [String: JSONValue], timeout: Double = 10) throws -> [String: JSONValue] {
-        try request(command, on: try LineConnection(path: socket), timeout: timeout)
+    /// A connection to navd; its errors are one line for a person.
+    func connect() async throws -> NavdConnection {
+        do throws(NavdClientError) {
+            return try await NavdConnection.connect(path: socket)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 
-    /// The same on an open connection (whose later events the caller may go on reading).
-    func request(_ command: [String: JSONValue], on connection: LineConnection, timeout: Double = 10) throws -> [String: JSONValue] {
-        var command = command
-        command["id"] = "navctl"
-        try connection.send(String(decoding: JSONLine.serialize(command).dropLast(), as: UTF8.self))
-        let deadline = Date().addingTimeInterval(timeout)
-        while let line = try connection.readLine(deadline: deadline) {
-            guard let message = (try? JSONParser.parse(Array(line.utf8)))?.objectValue, message["id"]?.stringValue == "navctl" else { continue }
-            if message["type"]?.stringValue == "error" {
-                throw CommandFailure("navd refused: \(message["message"]?.stringValue ?? "") (\(message["code"]?.stringValue ?? "error"))")
-            }
-            return message
+    /// Connects, sends `command` and returns its typed reply.
+    func send<Command: NavigationCommand>(_ command: Command, timeout: Double = 10) async throws -> Command.Result {
+        let navd = try await connect()
+        defer { navd.close() }
+        do throws(NavdClientError) {
+            return try await navd.send(command, timeout: timeout)
+        } catch {
+            throw CommandFailure(error.description)
         }
-        throw CommandFailure("navd did not answer within \(Int(timeout)) s")
     }
 }

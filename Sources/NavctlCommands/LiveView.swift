@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import NavigationProtocol
 
 /// What `navctl watch` shows on a terminal, rebuilt from navd's messages: the next maneuver with an arrow and
 /// the distance to it, the road, lanes when known, distance and time left with the ETA and a progress bar,
@@ -13,8 +14,8 @@ struct LiveView {
     var routeDistance: Double?
     var gnssStatus = "?"
     var gnssDetail = ""
-    /// The last trip_state's fields.
-    var state: JSONValue?
+    /// The last trip state.
+    var state: TripStateRecord?
     var reroutes = 0
     var calculation: String?
     var offRoute: String?
@@ -24,64 +25,62 @@ struct LiveView {
     var recent: [String] = []
     let recentLimit = 6
 
-    mutating func apply(_ message: JSONValue, clock: String) {
-        let type = message["type"]?.stringValue ?? ""
-        switch type {
-        case "hello":
-            navdVersion = message["navd"]?.stringValue ?? "?"
-            control = message["control"]?.boolValue == true
-            let snapshot = message["state"]
-            phase = snapshot?["phase"]?.stringValue ?? phase
-            routeId = snapshot?["routeId"]?.stringValue
-            gnssStatus = snapshot?["gnss"]?["status"]?.stringValue ?? gnssStatus
-            gnssDetail = snapshot?["gnss"]?["detail"]?.stringValue ?? gnssDetail
-        case "trip_state":
-            state = message
-            phase = message["state"]?.stringValue ?? phase
-            if let id = message["routeId"]?.stringValue { routeId = id }
-        case "route":
-            routeId = message["routeId"]?.stringValue
-            routeReason = message["reason"]?.stringValue
-            routeDistance = message["distance"]?.doubleValue
-            if routeReason == "reroute" { reroutes += 1 }
+    mutating func connected(_ hello: Hello) {
+        navdVersion = hello.navd
+        control = hello.control
+        phase = hello.state.phase.rawValue
+        routeId = hello.state.routeId
+        gnssStatus = hello.state.gnss.status.rawValue
+        gnssDetail = hello.state.gnss.detail
+        state = hello.state.tripState
+    }
+
+    mutating func apply(_ message: EventMessage, clock: String) {
+        switch message.event {
+        case .tripState(let record):
+            state = record
+            phase = record.state
+            if let id = message.routeId { routeId = id }
+        case .route(let route):
+            routeId = message.routeId
+            routeReason = route.reason.rawValue
+            routeDistance = route.distance
+            if route.reason == .reroute { reroutes += 1 }
             offRoute = nil
             arrived = nil
-            note(clock, "route \(routeId ?? "?") (\(routeReason ?? "?")): \(HumanReadable.distance(routeDistance ?? 0))")
-        case "instruction":
-            let instruction = message["instruction"]
-            if message["kind"]?.stringValue == "spoken" { note(clock, "voice: \(instruction?["text"]?.stringValue ?? "")") }
-        case "instruction_retracted":
-            note(clock, "retracted \(message["instructions"]?.arrayValue?.count ?? 0) instruction(s) (\(message["reason"]?.stringValue ?? ""))")
-        case "deviation":
-            if message["offRoute"]?.boolValue == true {
-                offRoute = "OFF ROUTE by \(Int(message["distance"]?.doubleValue ?? 0)) m; reroute \(message["reroute"]?.stringValue ?? "?")"
+            note(clock, "route \(routeId ?? "?") (\(route.reason.rawValue)): \(HumanReadable.distance(route.distance))")
+        case .instruction(let instruction):
+            if let spoken = instruction.spoken { note(clock, "voice: \(spoken.text)") }
+        case .instructionRetracted(let retracted):
+            note(clock, "retracted \(retracted.instructions.count) instruction(s) (\(retracted.reason.rawValue))")
+        case .deviation(let deviation):
+            if deviation.offRoute {
+                offRoute = "OFF ROUTE by \(Int(deviation.distance)) m; reroute \(deviation.reroute?.rawValue ?? "?")"
                 note(clock, offRoute!)
             } else {
                 offRoute = nil
                 note(clock, "back on the route")
             }
-        case "route_calculation":
-            var text = "calculation \(Int(message["session"]?.doubleValue ?? 0)) (\(message["purpose"]?.stringValue ?? "")): \(message["status"]?.stringValue ?? "")"
-            if let error = message["error"]?["message"]?.stringValue { text += ": \(error)" }
-            calculation = text
+        case .routeCalculation(let calculation):
+            var text = "calculation \(calculation.session) (\(calculation.purpose.rawValue)): \(calculation.status.rawValue)"
+            if let error = calculation.error { text += ": \(error.message)" }
+            self.calculation = text
             note(clock, text)
-        case "waypoint_reached":
-            note(clock, "reached stop \(Int(message["index"]?.doubleValue ?? 0) + 1)")
-        case "arrived":
-            arrived = "ARRIVED after \(HumanReadable.distance(message["distanceTravelled"]?.doubleValue ?? 0)) in \(HumanReadable.duration(message["duration"]?.doubleValue ?? 0))"
+        case .waypointReached(let waypoint):
+            note(clock, "reached stop \(waypoint.index + 1)")
+        case .arrived(let event):
+            arrived = "ARRIVED after \(HumanReadable.distance(event.distanceTravelled)) in \(HumanReadable.duration(event.duration))"
             note(clock, arrived!)
-        case "gnss":
-            gnssStatus = message["status"]?.stringValue ?? gnssStatus
-            gnssDetail = message["detail"]?.stringValue ?? ""
+        case .gnss(let gnss):
+            gnssStatus = gnss.status.rawValue
+            gnssDetail = gnss.detail
             note(clock, "GNSS \(gnssStatus): \(gnssDetail)")
-        case "error":
-            note(clock, "error \(message["code"]?.stringValue ?? ""): \(message["message"]?.stringValue ?? "")")
-        case "bye":
-            closed = "navd: \(message["reason"]?.stringValue ?? "bye")"
-            note(clock, closed!)
-        default:
-            break
         }
+    }
+
+    mutating func closed(_ reason: String, clock: String) {
+        closed = reason
+        note(clock, reason)
     }
 
     private mutating func note(_ clock: String, _ text: String) {
@@ -97,39 +96,32 @@ struct LiveView {
         let gnss = "GNSS \(gnssStatus)" + (gnssDetail.isEmpty ? "" : " (\(gnssDetail))")
         lines.append(Self.spread("navd \(navdVersion) · \(phase)\(routeId.map { " · \($0)" } ?? "")", gnss, width: width))
         lines.append(rule)
-        let navigating = state?["state"]?.stringValue == "navigating"
+        let navigating = state?.state == "navigating"
         if let arrived {
             lines += ["", "  ⚑  \(arrived)", ""]
         } else if navigating, let state {
-            let primary = state["visualInstruction"]?["primary"]
-            let arrow = Self.arrow(type: primary?["maneuverType"]?.stringValue, modifier: primary?["maneuverModifier"]?.stringValue)
-            let toManeuver = state["progress"]?["distanceToNextManeuver"]?.doubleValue
-            lines.append("  \(arrow)  in \(toManeuver.map(HumanReadable.distance) ?? "?")" + (state["predicted"]?.boolValue == true ? "  (predicted: no GNSS)" : ""))
-            lines.append("     \(primary?["text"]?.stringValue ?? state["roadName"]?.stringValue ?? "")")
-            if let lanes = Self.lanes(state["visualInstruction"]) { lines.append("     lanes \(lanes)") }
-            lines.append("     on \(state["roadName"]?.stringValue ?? "an unnamed road")")
+            let primary = state.visualInstruction?.primary
+            let arrow = Self.arrow(type: primary?.maneuverType?.name, modifier: primary?.maneuverModifier?.name)
+            let toManeuver = state.progress?.distanceToNextManeuver
+            lines.append("  \(arrow)  in \(toManeuver.map(HumanReadable.distance) ?? "?")" + (state.predicted == true ? "  (predicted: no GNSS)" : ""))
+            lines.append("     \(primary?.text ?? state.roadName ?? "")")
+            if let lanes = Self.lanes(state.visualInstruction) { lines.append("     lanes \(lanes)") }
+            lines.append("     on \(state.roadName ?? "an unnamed road")")
         } else {
             lines += ["", "  no trip" + (phase == "calculating" ? " (calculating a route)" : ""), ""]
         }
         lines.append(rule)
         if arrived == nil, navigating, let state {
-            let progress = state["progress"]
-            let left = progress?["distanceRemaining"]?.doubleValue ?? 0
-            let seconds = progress?["durationRemaining"]?.doubleValue ?? 0
+            let left = state.progress?.distanceRemaining ?? 0
+            let seconds = state.progress?.durationRemaining ?? 0
             var eta = ""
-            if let text = state["time"]?.stringValue, let time = ISO8601Timestamp.parse(text) {
-                eta = " · ETA " + Self.clockTime(time.addingTimeInterval(seconds))
-            }
+            if let time = ISO8601Timestamp.parse(state.time) { eta = " · ETA " + Self.clockTime(time.addingTimeInterval(seconds)) }
             let total = max(routeDistance ?? left, left, 1)
             lines.append("  \(HumanReadable.distance(left)) left · \(HumanReadable.duration(seconds))\(eta)")
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))
             var speed = "  speed –"
-            if let metres = state["rawLocation"]?["speed"]?.doubleValue ?? state["snappedLocation"]?["speed"]?.doubleValue {
-                speed = "  speed \(Int((metres * 3.6).rounded())) km/h"
-            }
-            if let limit = state["speedLimit"]?["value"]?.doubleValue {
-                speed += " · limit \(Int(limit)) \(state["speedLimit"]?["unit"]?.stringValue ?? "")"
-            }
+            if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(Int((metres * 3.6).rounded())) km/h" }
+            if let limit = state.speedLimit { speed += " · limit \(Int(limit.value)) \(limit.unit)" }
             lines.append(speed)
         } else {
             lines += ["", "", ""]
@@ -185,13 +177,13 @@ struct LiveView {
     }
 
     /// Lanes as arrows, the ones to use in brackets; nil when the instruction has none.
-    static func lanes(_ visual: JSONValue?) -> String? {
-        let lanes = (visual?["sub"]?["lanes"]?.arrayValue ?? []) + (visual?["primary"]?["lanes"]?.arrayValue ?? [])
+    static func lanes(_ visual: VisualInstruction?) -> String? {
+        let lanes = (visual?.sub?.lanes ?? []) + (visual?.primary.lanes ?? [])
         guard !lanes.isEmpty else { return nil }
         return lanes.map { lane in
-            let direction = lane["activeDirection"]?.stringValue ?? lane["directions"]?.arrayValue?.first?.stringValue
+            let direction = lane.activeDirection ?? lane.directions.first
             let arrow = arrow(type: nil, modifier: direction == "none" ? "straight" : direction)
-            return lane["active"]?.boolValue == true ? "[\(arrow)]" : " \(arrow) "
+            return lane.active ? "[\(arrow)]" : " \(arrow) "
         }.joined()
     }
 }

@@ -23,26 +23,22 @@ struct RecordSubcommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let reply = try connection.request(["type": "record", "action": .string(action.rawValue)])
-            if json {
-                writeLine(String(decoding: JSONLine.serialize(reply), as: UTF8.self))
-                return
-            }
-            let result = reply["result"] ?? .null
+            let reply = try await connection.send(RecordCommand(action: RecordCommand.Action(rawValue: action.rawValue)!))
+            if json { return try writeJSON(reply) }
             switch action {
             case .start:
-                writeLine("recording to \(result["path"]?.stringValue ?? "?")")
+                writeLine("recording to \(reply.path ?? "?")")
             case .stop:
-                let files = result["files"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                let files = reply.files ?? []
                 if files.isEmpty {
                     writeLine("navd was not recording")
                 } else {
-                    let megabytes = (result["bytes"]?.doubleValue ?? 0) / 1_048_576
-                    writeLine("recorded \(String(format: "%.1f", result["seconds"]?.doubleValue ?? 0)) s, \(String(format: "%.2f", megabytes)) MB: \(files.joined(separator: " "))")
+                    let megabytes = Double(reply.bytes ?? 0) / 1_048_576
+                    writeLine("recorded \(String(format: "%.1f", reply.seconds ?? 0)) s, \(String(format: "%.2f", megabytes)) MB: \(files.joined(separator: " "))")
                 }
             case .status:
-                if result["recording"]?.boolValue == true {
-                    writeLine("recording to \(result["path"]?.stringValue ?? "?") for \(Int(result["seconds"]?.doubleValue ?? 0)) s")
+                if reply.recording {
+                    writeLine("recording to \(reply.path ?? "?") for \(Int(reply.seconds ?? 0)) s")
                 } else {
                     writeLine("not recording")
                 }

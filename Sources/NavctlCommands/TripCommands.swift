@@ -1,7 +1,14 @@
 import ArgumentParser
 import Foundation
+import NavdClient
 import NavigationCore
 import NavigationProtocol
+import RouteAdapters
+
+/// Prints a typed value as one JSON line.
+func writeJSON<Value: Encodable>(_ value: Value) throws {
+    writeLine(String(decoding: JSONLine.serialize(try JSONValueEncoder().encode(value).objectValue ?? [:]).dropLast(), as: UTF8.self))
+}
 
 /// `navctl status`: what navd is doing, in a few lines (or its snapshot as JSON).
 struct StatusSubcommand: AsyncParsableCommand {
@@ -9,37 +16,34 @@ struct StatusSubcommand: AsyncParsableCommand {
 
     @OptionGroup var connection: SocketOptions
 
-    @Flag(help: "Print navd's reply as JSON.")
+    @Flag(help: "Print navd's snapshot as JSON.")
     var json = false
 
     func run() async throws {
         try await reportingErrors {
-            let reply = try connection.request(["type": "status"])
-            if json { return writeLine(String(decoding: JSONLine.serialize(reply).dropLast(), as: UTF8.self)) }
-            for line in Self.describe(reply["result"] ?? .null) { writeLine(line) }
+            let snapshot = try await connection.send(StatusCommand())
+            if json { return try writeJSON(snapshot) }
+            for line in Self.describe(snapshot) { writeLine(line) }
         }
     }
 
-    static func describe(_ s: JSONValue) -> [String] {
-        let gnss = s["gnss"]
-        var gnssLine = "gnss:    \(gnss?["status"]?.stringValue ?? "?") (\(gnss?["detail"]?.stringValue ?? ""))"
-        if let age = gnss?["lastFixAge"]?.doubleValue { gnssLine += ", last fix \(age) s ago" }
-        let rejected = ["backwardsInTime", "repeatedTime", "impossibleSpeed"].compactMap { gnss?["rejectedFixes"]?[$0]?.doubleValue }.reduce(0, +)
-        if rejected > 0 { gnssLine += ", \(Int(rejected)) fixes rejected" }
-        var lines = ["navd:    \(s["phase"]?.stringValue ?? "?")\(s["routeId"]?.stringValue.map { ", trip \($0)" } ?? "")\(s["control"]?.boolValue == false ? " (read only)" : "")", gnssLine]
-        if let route = s["route"] {
-            var text = "route:   \(HumanReadable.distance(route["distance"]?.doubleValue ?? 0)), \(HumanReadable.duration(route["duration"]?.doubleValue ?? 0)), \(Int(route["steps"]?.doubleValue ?? 0)) steps, \(Int(route["reroutes"]?.doubleValue ?? 0)) reroute(s)"
-            if let state = s["tripState"], let left = state["progress"]?["distanceRemaining"]?.doubleValue {
-                text += "; \(HumanReadable.distance(left)) left on \(state["roadName"]?.stringValue ?? "an unnamed road")"
+    static func describe(_ s: Snapshot) -> [String] {
+        var gnss = "gnss:    \(s.gnss.status.rawValue) (\(s.gnss.detail))"
+        if let age = s.gnss.lastFixAge { gnss += ", last fix \(age) s ago" }
+        let rejected = s.gnss.rejectedFixes.backwardsInTime + s.gnss.rejectedFixes.repeatedTime + s.gnss.rejectedFixes.impossibleSpeed
+        if rejected > 0 { gnss += ", \(rejected) fixes rejected" }
+        var lines = ["navd:    \(s.phase.rawValue)\(s.routeId.map { ", trip \($0)" } ?? "")\(s.control == false ? " (read only)" : "")", gnss]
+        if let route = s.route {
+            var text = "route:   \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration)), \(route.steps) steps, \(route.reroutes) reroute(s)"
+            if let state = s.tripState, let left = state.progress?.distanceRemaining {
+                text += "; \(HumanReadable.distance(left)) left on \(state.roadName ?? "an unnamed road")"
             }
             lines.append(text)
         }
-        for calculation in s["calculations"]?.arrayValue ?? [] {
-            lines.append("calc:    session \(Int(calculation["session"]?.doubleValue ?? 0)) (\(calculation["purpose"]?.stringValue ?? "?")), attempt \(Int(calculation["attempts"]?.doubleValue ?? 0))\(calculation["waitingForFix"]?.boolValue == true ? ", waiting for a fix" : "")")
+        for calculation in s.calculations {
+            lines.append("calc:    session \(calculation.session) (\(calculation.purpose.rawValue)), attempt \(calculation.attempts)\(calculation.waitingForFix ? ", waiting for a fix" : "")")
         }
-        if let reroute = s["reroute"] {
-            lines.append("reroute: \(reroute["policy"]?.stringValue ?? "?")\(reroute["resumesAt"]?.stringValue.map { ", paused until \($0)" } ?? "")")
-        }
+        lines.append("reroute: \(s.reroute.policy)\(s.reroute.resumesAt.map { ", paused until \($0)" } ?? "")")
         return lines
     }
 }
@@ -67,7 +71,7 @@ struct NavigateSubcommand: AsyncParsableCommand {
     @Flag(help: "Return once navd accepted the command, without waiting for the route.")
     var noWait = false
 
-    @Flag(help: "Print navd's messages as JSON Lines.")
+    @Flag(help: "Print navd's reply and the calculation's events as JSON Lines.")
     var json = false
 
     @Option(help: "Seconds to wait for the route.")
@@ -75,39 +79,46 @@ struct NavigateSubcommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            var options: [String: JSONValue] = [:]
-            if let avoid {
-                options["avoid"] = .array(avoid.split(separator: ",").map { .string(String($0).trimmingCharacters(in: .whitespaces)) })
-            }
-            if let costing { options["costing"] = .string(costing) }
-            let waypoints = (via + [to]).map { point -> JSONValue in ["lat": .number(point.latitude), "lon": .number(point.longitude)] }
-            var command: [String: JSONValue] = ["type": "navigate", "waypoints": .array(waypoints)]
-            if !options.isEmpty { command["options"] = .object(options) }
-            let line = try LineConnection(path: connection.socket)
-            let reply = try connection.request(command, on: line, timeout: timeout)
-            if json { writeLine(String(decoding: JSONLine.serialize(reply).dropLast(), as: UTF8.self)) }
-            let session = Int(reply["result"]?["session"]?.doubleValue ?? 0)
-            if !json { writeLine("calculation \(session) started" + (reply["result"]?["waitingForFix"]?.boolValue == true ? " (waiting for a GNSS fix)" : "")) }
-            guard !noWait else { return }
-            let deadline = Date().addingTimeInterval(timeout)
-            while let text = try line.readLine(deadline: deadline) {
-                guard let message = try? JSONParser.parse(Array(text.utf8)) else { continue }
-                let type = message["type"]?.stringValue
-                if json, type == "route_calculation" || type == "route" { writeLine(text) }
-                if type == "route_calculation", Int(message["session"]?.doubleValue ?? -1) == session {
-                    switch message["status"]?.stringValue {
-                    case "failed":
-                        throw CommandFailure("route calculation \(session) failed: \(message["error"]?["message"]?.stringValue ?? "?")")
-                    case "cancelled":
-                        throw CommandFailure("route calculation \(session) was cancelled")
-                    default: break
-                    }
+            var avoided: Set<RouteOptions.Avoid> = []
+            for item in (avoid ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+                guard let parsed = RouteOptions.Avoid(rawValue: item) else {
+                    throw CommandFailure("--avoid: '\(item)' is not one of \(RouteOptions.Avoid.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                if type == "route", Int(message["session"]?.doubleValue ?? -1) == session {
-                    if !json {
-                        writeLine("navigating \(message["routeId"]?.stringValue ?? "?"): \(HumanReadable.distance(message["distance"]?.doubleValue ?? 0)), \(HumanReadable.duration(message["duration"]?.doubleValue ?? 0)), \(Int(message["steps"]?.doubleValue ?? 0)) steps")
+                avoided.insert(parsed)
+            }
+            let command = NavigateCommand(
+                waypoints: (via + [to]).map { Waypoint(coordinate: $0) }, options: RouteOptions(costing: costing, avoid: avoided))
+            let navd = try await connection.connect()
+            defer { navd.close() }
+            let reply: NavigateReply
+            do throws(NavdClientError) {
+                reply = try await navd.send(command, timeout: timeout)
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            if json { try writeJSON(reply) } else {
+                writeLine("calculation \(reply.session) started" + (reply.waitingForFix ? " (waiting for a GNSS fix)" : ""))
+            }
+            guard !noWait else { return }
+            Task {
+                try? await Task.sleep(for: .seconds(timeout))
+                navd.close()
+            }
+            for await message in navd.events {
+                switch message.event {
+                case .routeCalculation(let calculation) where calculation.session == reply.session:
+                    if json { writeLine(String(decoding: message.line.dropLast(), as: UTF8.self)) }
+                    if calculation.status == .failed { throw CommandFailure("route calculation \(reply.session) failed: \(calculation.error?.message ?? "?")") }
+                    if calculation.status == .cancelled { throw CommandFailure("route calculation \(reply.session) was cancelled") }
+                case .route(let route) where route.session == reply.session:
+                    if json {
+                        writeLine(String(decoding: message.line.dropLast(), as: UTF8.self))
+                    } else {
+                        writeLine("navigating \(message.routeId ?? "?"): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration)), \(route.steps) steps")
                     }
                     return
+                default:
+                    break
                 }
             }
             throw CommandFailure("no route within \(Int(timeout)) s (navctl watch shows what navd is doing)")
@@ -126,9 +137,9 @@ struct CancelSubcommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let reply = try connection.request(["type": "cancel"])
-            if json { return writeLine(String(decoding: JSONLine.serialize(reply).dropLast(), as: UTF8.self)) }
-            writeLine(reply["result"]?["cancelledTrip"]?.boolValue == true ? "trip cancelled" : "no trip to cancel")
+            let reply = try await connection.send(CancelCommand())
+            if json { return try writeJSON(reply) }
+            writeLine(reply.cancelledTrip ? "trip cancelled" : "no trip to cancel")
         }
     }
 }

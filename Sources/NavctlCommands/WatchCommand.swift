@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import NavdClient
 import NavigationCore
+import NavigationProtocol
+import Synchronization
 
 /// A client of the running daemon: optionally starts a trip, then shows what navd publishes as a driver's
 /// display would (banners, voice prompts, deviations, reroutes, arrival).
@@ -23,7 +26,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Exit after the trip arrives (or navigation fails).")
     var untilArrived = false
 
-    @Flag(help: "Print every line as received (JSON Lines) instead of text.")
+    @Flag(help: "Print every message as JSON Lines instead of text.")
     var json = false
 
     @Flag(help: "Scrolling text, one line per event, even on a terminal.")
@@ -37,169 +40,107 @@ struct WatchCommand: AsyncParsableCommand {
         if live { TerminalScreen.begin() }
         defer { if live { TerminalScreen.end() } }
         try await reportingErrors {
-            let connection = try LineConnection(path: self.connection.socket)
-            if !to.isEmpty {
-                let waypoints = to.map { "{\"lat\":\($0.latitude),\"lon\":\($0.longitude)}" }.joined(separator: ",")
-                try connection.send("{\"type\":\"navigate\",\"id\":\"navctl\",\"waypoints\":[\(waypoints)]}")
-            }
-            let deadline = timeout.map { Date().addingTimeInterval($0) }
-            var lastProgress = Date.distantPast
+            let navd = try await connection.connect()
+            if json { writeLine(String(decoding: ServerMessage.hello(navdVersion: navd.hello.navd, control: navd.hello.control, seq: navd.hello.seq, state: navd.hello.state).line.dropLast(), as: UTF8.self)) }
             var view = LiveView()
+            view.connected(navd.hello)
             var drawn = Date.distantPast
-            defer { if live { TerminalScreen.draw(view.render(width: TerminalScreen.width())) } }
-            while true {
-                // On a terminal, wake at least every 0.5 s so the screen follows even a quiet navd.
-                let wake = live ? min(deadline ?? .distantFuture, Date().addingTimeInterval(0.5)) : deadline
-                guard let line = try connection.readLine(deadline: wake) else {
-                    if connection.isClosed || (deadline.map { Date() >= $0 } ?? false) { break }
-                    continue
+            func draw() { TerminalScreen.draw(view.render(width: TerminalScreen.width())) }
+            if live { draw() } else if !json { writeLine(Self.describe(navd.hello)) }
+            defer { if live { draw() } }
+            var session: Int?
+            if !to.isEmpty {
+                let waypoints = to.map { Waypoint(coordinate: $0) }
+                do throws(NavdClientError) {
+                    session = try await navd.send(NavigateCommand(waypoints: waypoints)).session
+                } catch {
+                    if json, case .refused(let refusal) = error { writeLine(String(decoding: ServerMessage.error(id: "navctl", refusal).line.dropLast(), as: UTF8.self)) }
+                    throw CommandFailure(error.description)
                 }
-                if json { writeLine(line) }
-                guard let message = try? JSONParser.parse(Array(line.utf8)) else { continue }
-                let type = message["type"]?.stringValue
+            }
+            // --timeout: closing the connection ends the events.
+            let timedOut = TimeoutFlag()
+            if let timeout {
+                Task {
+                    try? await Task.sleep(for: .seconds(timeout))
+                    timedOut.set()
+                    navd.close()
+                }
+            }
+            var lastProgress = Date.distantPast
+            for await message in navd.events {
+                if json { writeLine(String(decoding: message.line.dropLast(), as: UTF8.self)) }
                 if live {
                     view.apply(message, clock: LiveView.clockTime(Date(), seconds: true))
                     // Redraw at most five times a second, and at once for what matters.
-                    if Date().timeIntervalSince(drawn) >= 0.2 || (type != "trip_state" && type != "instruction") {
-                        TerminalScreen.draw(view.render(width: TerminalScreen.width()))
+                    if Date().timeIntervalSince(drawn) >= 0.2 || message.event.type != .tripState {
+                        draw()
                         drawn = Date()
                     }
                 } else if !json, let text = Self.describe(message, lastProgress: &lastProgress) {
                     writeLine(text)
                 }
-                if untilArrived {
-                    // `arrived` ends the trip; the `complete` trip_state after it may be replaced by a newer one
-                    // before this client reads it (navd keeps only the latest unread trip_state).
-                    if type == "arrived" || (type == "trip_state" && message["state"]?.stringValue == "complete") { return }
-                    if type == "error", message["id"]?.stringValue == "navctl" { throw CommandFailure("navigate refused: \(message["message"]?.stringValue ?? "")") }
-                    if type == "route_calculation", message["purpose"]?.stringValue == "initial", message["status"]?.stringValue == "failed" {
-                        throw CommandFailure("route calculation failed: \(message["error"]?["message"]?.stringValue ?? "")")
-                    }
+                guard untilArrived else { continue }
+                switch message.event {
+                case .arrived:
+                    return
+                case .tripState(let state) where state.state == "complete":
+                    return
+                case .routeCalculation(let calculation) where calculation.session == session && calculation.status == .failed:
+                    throw CommandFailure("route calculation failed: \(calculation.error?.message ?? "")")
+                default:
+                    break
                 }
             }
-            if let deadline, Date() >= deadline { throw CommandFailure("timed out after \(Int(timeout ?? 0)) s") }
+            if json, let reason = navd.byeReason { writeLine(String(decoding: ServerMessage.bye(reason: reason).line.dropLast(), as: UTF8.self)) }
+            if timedOut.isSet { throw CommandFailure("timed out after \(Int(timeout ?? 0)) s") }
+            if live { view.closed("navd closed the connection", clock: LiveView.clockTime(Date(), seconds: true)) }
+            if !json, !live { writeLine("navd closed the connection" + (navd.byeReason.map { ": \($0)" } ?? "")) }
             if untilArrived { throw CommandFailure("navd closed the connection before arrival") }
         }
     }
 
-    /// One line of text for a message, or nil for messages not worth a line.
-    static func describe(_ message: JSONValue, lastProgress: inout Date) -> String? {
-        let type = message["type"]?.stringValue ?? "?"
-        switch type {
-        case "hello":
-            return "connected to navd \(message["navd"]?.stringValue ?? "?") (\(message["control"]?.boolValue == true ? "control" : "read only")), \(message["state"]?["phase"]?.stringValue ?? "?")"
-        case "route":
-            let distance = message["distance"]?.doubleValue.map(HumanReadable.distance) ?? "?"
-            let duration = message["duration"]?.doubleValue.map(HumanReadable.duration) ?? "?"
-            return "ROUTE (\(message["reason"]?.stringValue ?? "")) \(message["routeId"]?.stringValue ?? ""): \(distance), \(duration)"
-        case "instruction":
-            let instruction = message["instruction"]
-            if message["kind"]?.stringValue == "visual" {
-                return "  [banner] \(instruction?["primary"]?["text"]?.stringValue ?? "")"
-            }
-            return "  [voice]  \(instruction?["text"]?.stringValue ?? "")"
-        case "instruction_retracted":
-            return "  [retracted \(message["instructions"]?.arrayValue?.count ?? 0) instruction(s): \(message["reason"]?.stringValue ?? "")]"
-        case "deviation":
-            if message["offRoute"]?.boolValue == true {
-                return "OFF ROUTE by \(Int(message["distance"]?.doubleValue ?? 0)) m; reroute: \(message["reroute"]?.stringValue ?? "")"
-            }
-            return "back on the route"
-        case "route_calculation":
-            var text = "calculation \(Int(message["session"]?.doubleValue ?? 0)) (\(message["purpose"]?.stringValue ?? "")): \(message["status"]?.stringValue ?? "")"
-            if let waiting = message["waiting"]?.stringValue { text += waiting == "gnss_fix" ? ", waiting for a GNSS fix" : ", GNSS fix received" }
-            if let error = message["error"]?["message"]?.stringValue { text += ": \(error)" }
-            if let reason = message["reason"]?.stringValue { text += " (\(reason))" }
+    static func describe(_ hello: Hello) -> String {
+        "connected to navd \(hello.navd) (\(hello.control ? "control" : "read only")), \(hello.state.phase.rawValue)"
+    }
+
+    /// One line of text for an event, or nil for events not worth a line.
+    static func describe(_ message: EventMessage, lastProgress: inout Date) -> String? {
+        switch message.event {
+        case .route(let route):
+            return "ROUTE (\(route.reason.rawValue)) \(message.routeId ?? ""): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration))"
+        case .instruction(let instruction):
+            if let visual = instruction.visual { return "  [banner] \(visual.primary.text)" }
+            return "  [voice]  \(instruction.spoken?.text ?? "")"
+        case .instructionRetracted(let retracted):
+            return "  [retracted \(retracted.instructions.count) instruction(s): \(retracted.reason.rawValue)]"
+        case .deviation(let deviation):
+            guard deviation.offRoute else { return "back on the route" }
+            return "OFF ROUTE by \(Int(deviation.distance)) m; reroute: \(deviation.reroute?.rawValue ?? "")"
+        case .routeCalculation(let calculation):
+            var text = "calculation \(calculation.session) (\(calculation.purpose.rawValue)): \(calculation.status.rawValue)"
+            if let waiting = calculation.waiting { text += waiting == .gnssFix ? ", waiting for a GNSS fix" : ", GNSS fix received" }
+            if let error = calculation.error { text += ": \(error.message)" }
+            if let reason = calculation.reason { text += " (\(reason))" }
             return text
-        case "waypoint_reached":
-            return "reached stop \(Int(message["index"]?.doubleValue ?? 0) + 1)"
-        case "arrived":
-            return "ARRIVED after \(HumanReadable.distance(message["distanceTravelled"]?.doubleValue ?? 0)) in \(HumanReadable.duration(message["duration"]?.doubleValue ?? 0))"
-        case "gnss":
-            return "GNSS \(message["status"]?.stringValue ?? ""): \(message["detail"]?.stringValue ?? "")"
-        case "trip_state":
+        case .waypointReached(let waypoint):
+            return "reached stop \(waypoint.index + 1)"
+        case .arrived(let arrived):
+            return "ARRIVED after \(HumanReadable.distance(arrived.distanceTravelled)) in \(HumanReadable.duration(arrived.duration))"
+        case .gnss(let gnss):
+            return "GNSS \(gnss.status.rawValue): \(gnss.detail)"
+        case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
-            guard message["state"]?.stringValue == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }
+            guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }
             lastProgress = Date()
-            let progress = message["progress"]
-            return "  … \(HumanReadable.distance(progress?["distanceToNextManeuver"]?.doubleValue ?? 0)) to the next maneuver, \(HumanReadable.distance(progress?["distanceRemaining"]?.doubleValue ?? 0)) left on \(message["roadName"]?.stringValue ?? "the road")"
-        case "error":
-            return "error \(message["code"]?.stringValue ?? ""): \(message["message"]?.stringValue ?? "")"
-        case "bye":
-            return "navd: \(message["reason"]?.stringValue ?? "bye")"
-        default:
-            return nil
+            return "  … \(HumanReadable.distance(state.progress?.distanceToNextManeuver ?? 0)) to the next maneuver, \(HumanReadable.distance(state.progress?.distanceRemaining ?? 0)) left on \(state.roadName ?? "the road")"
         }
     }
 }
 
-/// A blocking line-oriented Unix socket connection.
-final class LineConnection {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-    /// True once navd closed the connection.
-    private(set) var isClosed = false
-
-    init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { throw CommandFailure("socket path too long: \(path)") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            close(fd)
-            switch code {
-            case ENOENT, ECONNREFUSED:
-                throw CommandFailure("navd is not running at \(path) (start it, or give --socket or NAVD_SOCKET)")
-            case EACCES, EPERM:
-                throw CommandFailure("access to navd at \(path) denied: this user is not in the socket's group (socket.group, usually navd)")
-            default:
-                throw CommandFailure("cannot connect to navd at \(path): \(String(cString: strerror(code)))")
-            }
-        }
-    }
-
-    deinit { close(fd) }
-
-    func send(_ line: String) throws {
-        let bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { throw CommandFailure("navd closed the connection") }
-            offset += written
-        }
-    }
-
-    /// The next line, or nil at the end of the connection or at `deadline`.
-    func readLine(deadline: Date?) throws -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            var timeoutMs: Int32 = -1
-            if let deadline {
-                let remaining = deadline.timeIntervalSinceNow
-                if remaining <= 0 { return nil }
-                timeoutMs = Int32(min(remaining, 3600) * 1000)
-            }
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, timeoutMs) > 0 else { return nil }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = recv(fd, &chunk, chunk.count, 0)
-            if count <= 0 {
-                isClosed = true
-                return nil
-            }
-            buffer += chunk[..<count]
-        }
-    }
+/// Set once, read from anywhere.
+final class TimeoutFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }

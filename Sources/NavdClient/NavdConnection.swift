@@ -23,7 +23,7 @@ public enum NavdClientError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .notRunning(let path): "navd is not running at \(path) (start it, or give --socket or NAVD_SOCKET)"
-        case .accessDenied(let path): "access to navd at \(path) denied: this user is not in the socket's group (socket.group, usually navd)"
+        case .accessDenied(let path): "cannot connect to navd at \(path): Permission denied (this user is not in the socket's group: socket.group, usually navd)"
         case .cannotConnect(let path, let reason): "cannot connect to navd at \(path): \(reason)"
         case .refused(let error): "navd refused: \(error.message) (\(error.code.rawValue))"
         case .closed(let reason): "navd closed the connection" + (reason.map { ": \($0)" } ?? "")
@@ -51,6 +51,10 @@ public final class NavdConnection: Sendable {
         var closed: NavdClientError?
     }
     private let pending = Mutex(Pending())
+    private let bye = Mutex<String?>(nil)
+
+    /// What navd's `bye` said, once the connection closed with one (navd stopping).
+    public var byeReason: String? { bye.withLock { $0 } }
 
     /// Connects and waits (up to `timeout` seconds) for `hello`.
     public static func connect(path: String, timeout: Double = 5) async throws(NavdClientError) -> NavdConnection {
@@ -159,6 +163,7 @@ public final class NavdConnection: Sendable {
                 if let id = error.id?.stringValue { finish(id, with: .success(line)) }
             case .bye(let reason):
                 byeReason = reason
+                bye.withLock { $0 = reason }
             case .hello:
                 break
             }

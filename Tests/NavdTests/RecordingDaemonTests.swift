@@ -124,7 +124,7 @@ struct RecordingDaemonTests {
         let stop = try Self.navctl(["record", "stop", "--json"], socket: navd.socketPath)
         #expect(stop.status == 0, "\(stop.stderr)")
         let reply = try JSONParser.parse(Array(stop.stdout.utf8))
-        let files = (reply["result"]?["files"]?.arrayValue ?? []).compactMap { $0.stringValue }
+        let files = (reply["files"]?.arrayValue ?? []).compactMap { $0.stringValue }
         #expect(!files.isEmpty, "\(stop.stdout)")
         #expect(files == Self.recordingFiles(directory))
         let replay = try Self.navctl(["replay", "--diff"] + files)
