@@ -55,7 +55,7 @@ let package = Package(
             ]
         ),
         // The drive report: a recording's text in, one self-contained HTML page out. Pure.
-        .target(name: "DriveReport", dependencies: ["NavigationCore"]),
+        .target(name: "DriveReport", dependencies: ["NavigationCore", "NavigationProtocol"]),
         // The socket protocol's messages: commands decoded from JSON lines, events and replies encoded. Pure.
         .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters"]),
         // A client of navd's socket: connect, hello, typed commands and replies, events as an AsyncSequence, reconnect.
@@ -121,7 +121,7 @@ let package = Package(
             name: "LocationSourcesTests",
             dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats", "TestSupport"]
         ),
-        .testTarget(name: "DriveReportTests", dependencies: ["DriveReport", "NavigationCore"]),
+        .testTarget(name: "DriveReportTests", dependencies: ["DriveReport", "NavigationCore", "NavigationProtocol"]),
         .testTarget(
             name: "TrackFormatsTests",
             dependencies: ["NavigationCore", "TrackFormats"]

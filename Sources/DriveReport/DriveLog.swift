@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import NavigationProtocol
 
 /// What a recording says about a drive, gathered for the report: the receiver's fixes, the trip states navd
 /// published, every route (initial and rerouted), deviations, step advances, instructions, calculation sessions
@@ -89,8 +90,8 @@ public struct DriveLog: Sendable {
     public var stepAdvances: [Event] = []
     public var waypointsReached: [Event] = []
     public var sessions: [Session] = []
-    /// `arrived`'s fields when the trip arrived.
-    public var arrival: JSONValue?
+    /// The arrival, when the trip arrived.
+    public var arrival: ArrivedEvent?
     /// Seconds from the first to the last record.
     public var span: Double = 0
 
@@ -136,11 +137,11 @@ public struct DriveLog: Sendable {
                     }
                     continue
                 }
-                guard let type = object["type"]?.stringValue else { continue }
-                let routeId = object["routeId"]?.stringValue
-                switch type {
-                case "trip_state":
-                    let state = Self.state(object, at: now)
+                guard case .event(let message) = try? ServerLine(line: Array(line.utf8)) else { continue }
+                let routeId = message.routeId
+                switch message.event {
+                case .tripState(let record):
+                    let state = Self.state(record, routeId: routeId, at: now)
                     if let raw = state.raw ?? state.snapped { lastLocation = raw }
                     if state.navigating, let step = state.stepIndex {
                         if let previous = previousStep, previous.routeId == routeId, step > previous.step, let place = state.snapped {
@@ -150,68 +151,61 @@ public struct DriveLog: Sendable {
                         previousStep = (routeId, step)
                     }
                     states.append(state)
-                case "route":
-                    let route = object["route"]
+                case .route(let route):
                     routes.append(
                         RouteShown(
-                            at: now, routeId: routeId ?? "?", reason: object["reason"]?.stringValue ?? "?",
-                            geometry: Self.line(route?["geometry"]),
-                            waypoints: (route?["waypoints"]?.arrayValue ?? []).compactMap(Self.coordinate),
-                            distance: object["distance"]?.doubleValue ?? 0, duration: object["duration"]?.doubleValue ?? 0))
+                            at: now, routeId: routeId ?? "?", reason: route.reason.rawValue, geometry: route.route.geometry,
+                            waypoints: route.route.waypoints.map(\.coordinate), distance: route.distance, duration: route.duration))
                     timeline.append(
                         Event(
-                            at: now, type: type,
-                            text: "route \(routeId ?? "?") (\(object["reason"]?.stringValue ?? "?")): \(HumanReadable.distance(object["distance"]?.doubleValue ?? 0)), \(HumanReadable.duration(object["duration"]?.doubleValue ?? 0))",
+                            at: now, type: "route",
+                            text: "route \(routeId ?? "?") (\(route.reason.rawValue)): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration))",
                             location: lastLocation))
-                case "deviation":
-                    let off = object["offRoute"]?.boolValue == true
-                    let text = off
-                        ? "off route by \(Int(object["distance"]?.doubleValue ?? 0)) m; reroute \(object["reroute"]?.stringValue ?? "?")"
+                case .deviation(let deviation):
+                    let text = deviation.offRoute
+                        ? "off route by \(Int(deviation.distance)) m; reroute \(deviation.reroute?.rawValue ?? "?")"
                         : "back on the route"
-                    let event = Event(at: now, type: type, text: text, location: lastLocation)
-                    if off { deviations.append(event) }
+                    let event = Event(at: now, type: "deviation", text: text, location: lastLocation)
+                    if deviation.offRoute { deviations.append(event) }
                     timeline.append(event)
-                case "instruction":
-                    let instruction = object["instruction"]
-                    let kind = object["kind"]?.stringValue ?? "?"
-                    let words = kind == "visual" ? instruction?["primary"]?["text"]?.stringValue : instruction?["text"]?.stringValue
-                    timeline.append(Event(at: now, type: "instruction", text: "\(kind == "visual" ? "banner" : "voice"): \(words ?? "")", location: lastLocation))
-                case "instruction_retracted":
-                    let count = object["instructions"]?.arrayValue?.count ?? 0
-                    timeline.append(Event(at: now, type: type, text: "\(count) instruction(s) retracted (\(object["reason"]?.stringValue ?? "?"))", location: lastLocation))
-                case "route_calculation":
-                    guard let session = object["session"]?.doubleValue.map({ Int($0) }) else { continue }
-                    let status = object["status"]?.stringValue ?? "?"
-                    if sessionIndex[session] == nil {
-                        sessionIndex[session] = sessions.count
+                case .instruction(let instruction):
+                    let words = instruction.visual?.primary.text ?? instruction.spoken?.text ?? ""
+                    timeline.append(Event(at: now, type: "instruction", text: "\(instruction.kind == .visual ? "banner" : "voice"): \(words)", location: lastLocation))
+                case .instructionRetracted(let retracted):
+                    timeline.append(
+                        Event(
+                            at: now, type: "instruction_retracted",
+                            text: "\(retracted.instructions.count) instruction(s) retracted (\(retracted.reason.rawValue))", location: lastLocation))
+                case .routeCalculation(let calculation):
+                    if sessionIndex[calculation.session] == nil {
+                        sessionIndex[calculation.session] = sessions.count
                         sessions.append(
-                            Session(session: session, purpose: object["purpose"]?.stringValue ?? "?", startedAt: now, outcome: "in_progress", attempts: 0))
+                            Session(session: calculation.session, purpose: calculation.purpose.rawValue, startedAt: now, outcome: "in_progress", attempts: 0))
                     }
-                    let index = sessionIndex[session]!
-                    if let attempts = object["attempts"]?.doubleValue { sessions[index].attempts = Int(attempts) }
-                    if let engine = object["engine"]?["name"]?.stringValue ?? object["answeredBy"]?["name"]?.stringValue { sessions[index].engine = engine }
-                    if let message = object["error"]?["message"]?.stringValue { sessions[index].detail = message }
-                    if status != "in_progress" {
-                        sessions[index].outcome = status
+                    let index = sessionIndex[calculation.session]!
+                    if let attempts = calculation.attempts { sessions[index].attempts = attempts }
+                    if let engine = calculation.engine?.name { sessions[index].engine = engine }
+                    if let error = calculation.error { sessions[index].detail = error.message }
+                    if calculation.status != .inProgress {
+                        sessions[index].outcome = calculation.status.rawValue
                         sessions[index].endedAt = now
                     }
-                    let detail = object["error"]?["code"]?.stringValue.map { ", \($0)" } ?? ""
-                    timeline.append(Event(at: now, type: type, text: "calculation \(session) (\(sessions[index].purpose)): \(status)\(detail)", location: nil))
-                case "waypoint_reached":
+                    let detail = calculation.error.map { ", \($0.code)" } ?? ""
+                    timeline.append(
+                        Event(
+                            at: now, type: "route_calculation",
+                            text: "calculation \(calculation.session) (\(calculation.purpose.rawValue)): \(calculation.status.rawValue)\(detail)", location: nil))
+                case .waypointReached(let waypoint):
                     let event = Event(
-                        at: now, type: type, text: "stop \(Int(object["index"]?.doubleValue ?? 0) + 1) reached",
-                        location: Self.coordinate(.object(object)))
+                        at: now, type: "waypoint_reached", text: "stop \(waypoint.index + 1) reached",
+                        location: GeographicCoordinate(latitude: waypoint.lat, longitude: waypoint.lon))
                     waypointsReached.append(event)
                     timeline.append(event)
-                case "arrived":
-                    arrival = .object(object)
-                    timeline.append(
-                        Event(at: now, type: type, text: "arrived after \(HumanReadable.distance(object["distanceTravelled"]?.doubleValue ?? 0))", location: lastLocation))
-                case "gnss":
-                    timeline.append(
-                        Event(at: now, type: type, text: "GNSS \(object["status"]?.stringValue ?? "?"): \(object["detail"]?.stringValue ?? "")", location: nil))
-                default:
-                    break
+                case .arrived(let event):
+                    arrival = event
+                    timeline.append(Event(at: now, type: "arrived", text: "arrived after \(HumanReadable.distance(event.distanceTravelled))", location: lastLocation))
+                case .gnss(let gnss):
+                    timeline.append(Event(at: now, type: "gnss", text: "GNSS \(gnss.status.rawValue): \(gnss.detail)", location: nil))
                 }
             }
         }
@@ -219,32 +213,19 @@ public struct DriveLog: Sendable {
         span = max(lastT, now)
     }
 
-    static func state(_ object: [String: JSONValue], at now: Double) -> State {
-        let deviation = object["deviation"]?["kind"]?.stringValue
-        let limit = object["speedLimit"].flatMap { limit -> String? in
-            guard let value = limit["value"]?.doubleValue else { return nil }
-            return "\(Int(value)) \(limit["unit"]?.stringValue ?? "")"
-        }
+    static func state(_ record: TripStateRecord, routeId: String?, at now: Double) -> State {
+        let deviation = record.deviation?.kind
         return State(
-            at: now, fixTime: object["time"]?.stringValue.flatMap(ISO8601Timestamp.parse)?.timeIntervalSinceReferenceDate, routeId: object["routeId"]?.stringValue, snapped: object["snappedLocation"].flatMap(coordinate),
-            raw: object["rawLocation"].flatMap(coordinate), navigating: object["state"]?.stringValue == "navigating",
-            offRoute: deviation == "offRoute" || deviation == "off_route", predicted: object["predicted"]?.boolValue == true,
-            stepIndex: object["stepIndex"]?.doubleValue.map { Int($0) },
-            distanceRemaining: object["progress"]?["distanceRemaining"]?.doubleValue,
-            durationRemaining: object["progress"]?["durationRemaining"]?.doubleValue,
-            distanceTravelled: object["distanceTravelled"]?.doubleValue, speedLimit: limit, roadName: object["roadName"]?.stringValue)
+            at: now, fixTime: ISO8601Timestamp.parse(record.time)?.timeIntervalSinceReferenceDate, routeId: routeId,
+            snapped: record.snappedLocation.map(coordinate), raw: record.rawLocation.map(coordinate), navigating: record.state == "navigating",
+            offRoute: deviation == "off_route" || deviation == "offRoute", predicted: record.predicted == true, stepIndex: record.stepIndex,
+            distanceRemaining: record.progress?.distanceRemaining, durationRemaining: record.progress?.durationRemaining,
+            distanceTravelled: record.distanceTravelled, speedLimit: record.speedLimit.map { "\(Int($0.value)) \($0.unit)" },
+            roadName: record.roadName)
     }
 
-    static func coordinate(_ value: JSONValue) -> GeographicCoordinate? {
-        guard let lat = value["lat"]?.doubleValue, let lon = value["lon"]?.doubleValue else { return nil }
-        return GeographicCoordinate(latitude: lat, longitude: lon)
+    static func coordinate(_ point: TripStateRecord.Point) -> GeographicCoordinate {
+        GeographicCoordinate(latitude: point.lat, longitude: point.lon)
     }
 
-    /// A `[[lon, lat], …]` line.
-    static func line(_ value: JSONValue?) -> [GeographicCoordinate] {
-        (value?.arrayValue ?? []).compactMap { pair in
-            guard let items = pair.arrayValue, items.count >= 2, let lon = items[0].doubleValue, let lat = items[1].doubleValue else { return nil }
-            return GeographicCoordinate(latitude: lat, longitude: lon)
-        }
-    }
 }

@@ -29,8 +29,8 @@ public struct DriveSummary: Sendable, Equatable {
 
     public init(_ log: DriveLog) {
         let arrival = log.arrival
-        distanceDriven = arrival?["distanceTravelled"]?.doubleValue ?? log.states.last(where: { $0.distanceTravelled != nil })?.distanceTravelled ?? 0
-        tripDuration = arrival?["duration"]?.doubleValue
+        distanceDriven = arrival?.distanceTravelled ?? log.states.last(where: { $0.distanceTravelled != nil })?.distanceTravelled ?? 0
+        tripDuration = arrival?.duration
         recordingSeconds = log.span
         arrived = arrival != nil
         routes = log.routes.count

@@ -1,6 +1,7 @@
 import DriveReport
 import Foundation
 import NavigationCore
+import NavigationProtocol
 import Testing
 
 /// The report's model and page, from a golden recording of a real drive through navd (a missed turn, a
@@ -27,7 +28,7 @@ import Testing
         #expect(log.sessions.map(\.purpose) == ["initial", "reroute"])
         let summary = DriveSummary(log)
         #expect(summary.arrived && summary.reroutes == 1 && summary.deviations == 1)
-        let arrived = try #require(log.arrival?["distanceTravelled"]?.doubleValue)
+        let arrived = try #require(log.arrival?.distanceTravelled)
         #expect(summary.distanceDriven == arrived)
         #expect(summary.fixRate > 0.9 && summary.fixRate < 1.1, "the simulator sends one fix per receiver second: \(summary.fixRate)")
     }
@@ -59,10 +60,13 @@ import Testing
     }
 
     @Test func textFromTheRecordingIsEscaped() throws {
+        // The instruction line exactly as navd would send it.
+        let spoken = SpokenInstruction(text: "Turn <left> & go", triggerDistanceBeforeManeuver: 50, utteranceId: "u1")
+        let event = EventMessage(seq: 1, routeId: "r-1", event: .instruction(.spoken(spoken, stepIndex: 0)))
         let recording = """
             {"rec":"header","format":1,"created":"x","config":{"text":"a = \\"<b>\\""}}
             {"rec":"tick","now":1}
-            {"type":"instruction","seq":1,"routeId":"r-1","kind":"spoken","instruction":{"text":"Turn <left> & go"},"stepIndex":0}
+            \(String(decoding: event.line, as: UTF8.self))
             """
         let html = DriveReportPage.html(try DriveLog(recording: [recording]), title: "<title>")
         #expect(html.contains("voice: Turn &lt;left&gt; &amp; go"))

@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import NavigationProtocol
 import Testing
 import TestSupport
 
@@ -70,6 +71,17 @@ struct RecordingDaemonTests {
         let (invalid, summary) = try ProtocolSchema.invalid(lines.filter { $0.hasPrefix(#"{"type":"#) })
         #expect(invalid.isEmpty, "\(summary)\n\(invalid.joined(separator: "\n"))")
         print("schema: \(summary)")
+        // The typed vocabulary is the wire's: every line decodes, and every event encodes back to the same bytes.
+        for line in lines where line.hasPrefix(#"{"type":"#) {
+            do {
+                let decoded = try ServerLine(line: Array(line.utf8))
+                if case .event(let event) = decoded {
+                    #expect(String(decoding: event.line.dropLast(), as: UTF8.self) == line, "re-encoded differently: \(line.prefix(200))")
+                }
+            } catch {
+                Issue.record("\(error): \(line.prefix(300))")
+            }
+        }
         // Every line the client received is in the recording, verbatim and in the same order.
         var position = lines.startIndex
         for received in client.receivedLines {
