@@ -88,3 +88,16 @@ struct ReportCommandTests {
         #expect(output.stderr.split(separator: "\n").count == 1)
     }
 }
+
+/// Shell completions come from navctl itself (the Debian package installs them for bash, zsh and fish).
+@Suite("navctl completions")
+struct CompletionTests {
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func everyCommandIsCompleted(_ shell: String) throws {
+        let output = try NavctlProcess.run(["--generate-completion-script", shell])
+        #expect(output.status == 0, "\(output.stderr)")
+        for command in ["status", "navigate", "cancel", "watch", "record", "report", "replay", "route", "simulate", "gnss"] {
+            #expect(output.stdout.contains(command), "\(shell) completion lacks \(command)")
+        }
+    }
+}

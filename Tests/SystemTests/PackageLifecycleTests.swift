@@ -23,6 +23,8 @@ struct PackageLifecycleTests {
         for path in [
             "/usr/bin/navd", "/usr/bin/navctl", "/lib/systemd/system/navd.service", "/lib/udev/rules.d/60-navd-gnss.rules",
             "/etc/navd/navd.toml", "/usr/share/man/man8/navd.8.gz", "/usr/share/man/man1/navctl.1.gz", "/usr/share/man/man5/navd.toml.5.gz",
+            "/usr/share/bash-completion/completions/navctl", "/usr/share/zsh/vendor-completions/_navctl",
+            "/usr/share/fish/vendor_completions.d/navctl.fish",
             "/usr/share/doc/navd/copyright", "/usr/share/doc/navd/deployment.md.gz",
         ] {
             #expect(try system.run("test -f \(path)").succeeded, "\(path) is not installed")
