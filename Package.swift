@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "NavigationProtocol", targets: ["NavigationProtocol"]),
         // The client library for navd's socket: what navctl, the tests and a Swift dashboard use.
         .library(name: "NavdClient", targets: ["NavdClient"]),
+        // For the fuzzers (Fuzz/): the drive report's reader.
+        .library(name: "DriveReport", targets: ["DriveReport"]),
         // For the fuzzers (Fuzz/): the config loader, journal reader and command router live in the daemon.
         .library(name: "NavigationDaemon", targets: ["NavigationDaemon"]),
     ],

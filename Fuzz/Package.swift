@@ -25,5 +25,12 @@ let package = Package(
         .executableTarget(name: "FuzzTrack", dependencies: ["FuzzDriver", .product(name: "TrackFormats", package: "navd")]),
         // A trip journal's bytes through the journal reader.
         .executableTarget(name: "FuzzJournal", dependencies: ["FuzzDriver", .product(name: "NavigationDaemon", package: "navd")]),
+        // A recording through the daemon replay, the drive report and the typed decoder of navd's lines.
+        .executableTarget(
+            name: "FuzzRecording",
+            dependencies: [
+                "FuzzDriver", .product(name: "NavigationDaemon", package: "navd"), .product(name: "NavigationProtocol", package: "navd"),
+                .product(name: "DriveReport", package: "navd"),
+            ]),
     ]
 )

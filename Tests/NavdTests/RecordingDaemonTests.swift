@@ -165,3 +165,50 @@ struct RecordingDaemonTests {
         #expect(output.stderr == "navctl: error: navd is not running at \(missing) (start it, or give --socket or NAVD_SOCKET)\n")
     }
 }
+
+/// The recorder with gpsd as the source: gpsd's reports are recorded as received, and the drive replays.
+@Suite(.serialized)
+struct GpsdRecordingTests {
+    @Test func gpsdReportsAreRecordedAsReceivedAndTheDriveReplays() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 20)
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("navd-rec-\(UUID().uuidString).nmea")
+        // The first 40 epochs: enough for a route and some progress.
+        try Data(drive.fixes.indices.prefix(40).map(drive.nmea).joined().utf8).write(to: log)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let directory = "/tmp/navd-rec-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = freePort()
+        let gpsfake = try ExternalProcess("gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.1", log.path])
+        defer { gpsfake.stop() }
+        let navd = try NavdInstance(
+            sections: """
+                [gnss]
+                source = "gpsd"
+                gpsd = "127.0.0.1:\(port)"
+                watchdog_timeout = 30
+                [routing]
+                engine = "valhalla"
+                url = "\(try Engines.valhallaURL())"
+                [recording]
+                enabled = true
+                directory = "\(directory)"
+                """)
+        let process = try navd.start()
+        let client = try navd.connect()
+        #expect(client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")?.type == "reply")
+        #expect(client.waitFor(timeout: 30) { $0.type == "route" } != nil, "no route:\n\(navd.log.suffix(2000))")
+        _ = client.waitFor(timeout: 15) { $0.type == "trip_state" && ($0["stepIndex"]?.doubleValue ?? 0) >= 1 }
+        process.stop(signal: SIGTERM)
+        #expect(process.waitForExit(timeout: 10) == 0)
+        let file = try #require(RecordingDaemonTests.recordingFiles(directory).first)
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        let reports = lines.filter { $0.hasPrefix(#"{"rec":"gpsd""#) }.compactMap { try? JSONParser.parse(Array($0.utf8))["json"]?.stringValue }
+        let tpv = reports.filter { $0.contains(#""class":"TPV""#) }
+        #expect(tpv.count >= 10, "gpsd's TPV reports are recorded as received: \(reports.prefix(3))")
+        #expect(tpv.allSatisfy { (try? JSONParser.parse(Array($0.utf8)))?["lat"]?.doubleValue != nil || !$0.contains("\"mode\":3") })
+        let fixes = lines.filter { $0.hasPrefix(#"{"rec":"fix""#) }.count
+        print("gpsd recording: \(reports.count) gpsd reports (\(tpv.count) TPV), \(fixes) fixes")
+        let replay = try RecordingDaemonTests.navctl(["replay", "--diff", file])
+        #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
+    }
+}
