@@ -24,7 +24,7 @@ struct EndToEndDriveTests {
         let arrived = client.waitFor(timeout: Double(drive.fixes.count) * 2 + 60) { $0.type == "arrived" }
         #expect(arrived != nil, "no arrival; navd log:\n\(navd.log.suffix(3000))\ngpsfake:\n\(gpsfake.output.suffix(1000))")
         _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
-        expectDriveEventOrder(client.received, sourceLabel: "gpsd")
+        expectDriveEventOrder(client.receivedLines, sourceLabel: "gpsd")
         gpsfake.stop()
     }
 
@@ -48,6 +48,6 @@ struct EndToEndDriveTests {
         let arrived = client.received.contains { $0.type == "arrived" } || client.waitFor(timeout: 15) { $0.type == "arrived" } != nil
         #expect(arrived, "no arrival; navd log:\n\(navd.log.suffix(3000))")
         _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
-        expectDriveEventOrder(client.received, sourceLabel: "serial")
+        expectDriveEventOrder(client.receivedLines, sourceLabel: "serial")
     }
 }
