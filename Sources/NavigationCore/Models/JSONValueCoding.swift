@@ -23,21 +23,17 @@ public struct JSONValueDecoder: Sendable {
 
 // MARK: - Encoding
 
-/// A value under construction: objects and arrays stay open while nested containers write into them.
+/// A value under construction: objects and arrays stay open while nested containers write into them. Members
+/// and items are stored properties, mutated in place (an enum payload would be copied on every insertion).
 private final class EncodingNode {
-    enum Content {
-        case value(JSONValue)
-        case object([String: EncodingNode])
-        case array([EncodingNode])
-    }
-    var content: Content = .value(.null)
+    var value: JSONValue = .null
+    var object: [String: EncodingNode]?
+    var array: [EncodingNode]?
 
     var json: JSONValue {
-        switch content {
-        case .value(let value): value
-        case .object(let members): .object(members.mapValues(\.json))
-        case .array(let items): .array(items.map(\.json))
-        }
+        if let object { return .object(object.mapValues(\.json)) }
+        if let array { return .array(array.map(\.json)) }
+        return value
     }
 }
 
@@ -68,12 +64,18 @@ private struct ValueEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = node.content {} else { node.content = .object([:]) }
+        if node.object == nil {
+            node.object = [:]
+            node.array = nil
+        }
         return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .array = node.content {} else { node.content = .array([]) }
+        if node.array == nil {
+            node.array = []
+            node.object = nil
+        }
         return UnkeyedContainer(node: node, codingPath: codingPath)
     }
 
@@ -84,9 +86,7 @@ private struct ValueEncoder: Encoder {
         var codingPath: [any CodingKey]
 
         private func set(_ key: Key, _ child: EncodingNode) {
-            guard case .object(var members) = node.content else { return }
-            members[key.stringValue] = child
-            node.content = .object(members)
+            node.object?[key.stringValue] = child
         }
 
         mutating func encodeNil(forKey key: Key) throws {
@@ -96,7 +96,7 @@ private struct ValueEncoder: Encoder {
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             let child = EncodingNode()
-            child.content = .value(try ValueEncoder.box(value, codingPath: codingPath + [key]))
+            child.value = try ValueEncoder.box(value, codingPath: codingPath + [key])
             set(key, child)
         }
 
@@ -123,22 +123,17 @@ private struct ValueEncoder: Encoder {
     struct UnkeyedContainer: UnkeyedEncodingContainer {
         let node: EncodingNode
         var codingPath: [any CodingKey]
-        var count: Int {
-            if case .array(let items) = node.content { return items.count }
-            return 0
-        }
+        var count: Int { node.array?.count ?? 0 }
 
         private func append(_ child: EncodingNode) {
-            guard case .array(var items) = node.content else { return }
-            items.append(child)
-            node.content = .array(items)
+            node.array?.append(child)
         }
 
         mutating func encodeNil() throws { append(EncodingNode()) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             let child = EncodingNode()
-            child.content = .value(try ValueEncoder.box(value, codingPath: codingPath))
+            child.value = try ValueEncoder.box(value, codingPath: codingPath)
             append(child)
         }
 
@@ -164,8 +159,8 @@ private struct ValueEncoder: Encoder {
     struct SingleContainer: SingleValueEncodingContainer {
         let node: EncodingNode
         var codingPath: [any CodingKey]
-        mutating func encodeNil() throws { node.content = .value(.null) }
-        mutating func encode<T: Encodable>(_ value: T) throws { node.content = .value(try ValueEncoder.box(value, codingPath: codingPath)) }
+        mutating func encodeNil() throws { node.value = .null }
+        mutating func encode<T: Encodable>(_ value: T) throws { node.value = try ValueEncoder.box(value, codingPath: codingPath) }
     }
 }
 
