@@ -96,7 +96,7 @@ public final class NavdConnection: Sendable {
 
     /// Sends `command` and waits (up to `timeout` seconds) for its reply; navd's error is ``NavdClientError/refused(_:)``.
     public func send<Command: NavigationCommand>(_ command: Command, timeout: Double = 10) async throws(NavdClientError) -> Command.Result {
-        let answer = await request(command.line(id: nil), timeout: timeout)
+        let answer = await request(timeout: timeout) { id in command.line(id: .string(id)) }
         switch answer {
         case .failure(let error):
             throw error
@@ -118,7 +118,8 @@ public final class NavdConnection: Sendable {
         socket.close()
     }
 
-    private func request(_ line: [UInt8], timeout: Double) async -> Result<ServerLine, NavdClientError> {
+    /// Sends the line `line(id)` makes for a fresh id and waits for the answer carrying that id.
+    private func request(timeout: Double, line: @Sendable (String) -> [UInt8]) async -> Result<ServerLine, NavdClientError> {
         await withCheckedContinuation { continuation in
             let id: String? = pending.withLock { state in
                 if let closed = state.closed {
@@ -131,10 +132,7 @@ public final class NavdConnection: Sendable {
                 return id
             }
             guard let id else { return }
-            // The command's own line with its id: `line` was encoded without one.
-            var object = (try? JSONParser.parse(line).objectValue) ?? [:]
-            object["id"] = .string(id)
-            if !socket.write(JSONLine.serialize(object)) { finish(id, with: .failure(.closed(reason: nil))) }
+            if !socket.write(line(id)) { finish(id, with: .failure(.closed(reason: nil))) }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in
                 finish(id, with: .failure(.timedOut(seconds: timeout)))
             }

@@ -17,19 +17,7 @@ struct LiveViewTests {
     }
 
     @Test func theLiveViewFollowsAMissedTurnTheRerouteAndTheArrival() throws {
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "simulate"
-                [gnss.simulate]
-                start = { lat = 60.165574, lon = 24.9406 }
-                speed = 11
-                time_scale = 6
-                missed_turn = 2
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
-                """)
+        let navd = try NavdInstance.simulated(valhalla: try Engines.valhallaURL(), timeScale: 6, missedTurn: 2)
         try navd.start()
         let navctl = URL(fileURLWithPath: try NavdInstance.binary()).deletingLastPathComponent().appendingPathComponent("navctl").path
         let server = "navd-live-\(UUID().uuidString.prefix(8))", session = "watch"

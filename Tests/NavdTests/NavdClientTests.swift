@@ -9,20 +9,7 @@ import TestSupport
 /// replies, errors and events, and reconnecting across a restart of navd.
 @Suite(.serialized)
 struct NavdClientTests {
-    static func navd() throws -> NavdInstance {
-        try NavdInstance(
-            sections: """
-                [gnss]
-                source = "simulate"
-                [gnss.simulate]
-                start = { lat = 60.165574, lon = 24.9406 }
-                speed = 11
-                time_scale = 8
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
-                """)
-    }
+    static func navd() throws -> NavdInstance { try NavdInstance.simulated(valhalla: try Engines.valhallaURL(), timeScale: 8) }
 
     static let destination = GeographicCoordinate(latitude: 60.1686, longitude: 24.9500)
 

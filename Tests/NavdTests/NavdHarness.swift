@@ -79,14 +79,34 @@ final class NavdInstance: @unchecked Sendable {
 }
 
 extension NavdInstance {
-    /// navd reading gpsd at 127.0.0.1:`port` (a gpsfake) and routing with Valhalla at `valhalla`.
-    static func gpsd(port: Int, valhalla: String) throws -> NavdInstance {
+    /// navd reading gpsd at 127.0.0.1:`port` (a gpsfake) and routing with Valhalla at `valhalla`; `extra`: more
+    /// TOML (e.g. a [recording] table).
+    static func gpsd(port: Int, valhalla: String, extra: String = "") throws -> NavdInstance {
         try NavdInstance(
             sections: """
                 [gnss]
                 source = "gpsd"
                 gpsd = "127.0.0.1:\(port)"
                 watchdog_timeout = 30
+                [routing]
+                engine = "valhalla"
+                url = "\(valhalla)"
+                \(extra)
+                """)
+    }
+
+    /// navd with its simulated receiver standing on Bulevardi, driving `timeScale` times faster than real time
+    /// (missing the maneuver of step `missedTurn` of the first route when not 0), routing with Valhalla.
+    static func simulated(valhalla: String, timeScale: Double, missedTurn: Int = 0) throws -> NavdInstance {
+        try NavdInstance(
+            sections: """
+                [gnss]
+                source = "simulate"
+                [gnss.simulate]
+                start = { lat = 60.165574, lon = 24.9406 }
+                speed = 11
+                time_scale = \(timeScale)
+                missed_turn = \(missedTurn)
                 [routing]
                 engine = "valhalla"
                 url = "\(valhalla)"

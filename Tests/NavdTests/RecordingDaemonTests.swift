@@ -180,15 +180,9 @@ struct GpsdRecordingTests {
         let port = freePort()
         let gpsfake = try ExternalProcess("gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.1", log.path])
         defer { gpsfake.stop() }
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "gpsd"
-                gpsd = "127.0.0.1:\(port)"
-                watchdog_timeout = 30
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
+        let navd = try NavdInstance.gpsd(
+            port: port, valhalla: try Engines.valhallaURL(),
+            extra: """
                 [recording]
                 enabled = true
                 directory = "\(directory)"

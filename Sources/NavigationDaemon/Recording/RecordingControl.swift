@@ -46,9 +46,6 @@ public final class RecordingControl: Sendable {
         }
     }
 
-    /// The redacted configuration text the next reload record carries.
-    public static func redactedConfig(_ text: String) -> String { ConfigRedaction.redact(text) }
-
     /// Starts a recording unless one runs (then returns it). `coordinator` is the loop's state at this moment.
     @discardableResult
     public func start(reason: String, coordinator: TripCoordinator, now: Date) throws(FlightRecorder.CannotRecord) -> FlightRecorder {

@@ -162,7 +162,7 @@ public final class NavigationService: Service, Sendable {
                     notifier.watchdog()
                 case .reload(let settings, let newRunner, let configText):
                     runner = newRunner
-                    loopInput = .reload(settings, configText: RecordingControl.redactedConfig(configText))
+                    loopInput = .reload(settings, configText: ConfigRedaction.redact(configText))
                     logger.notice("configuration reloaded")
                 }
                 // `record` itself is not part of what it records.
