@@ -26,10 +26,11 @@ public enum GpsdJSONLogReader {
                     satellitesInView = satellites.count
                     satellitesUsed = satellites.filter { $0["used"]?.boolValue == true }.count
                 }
-                if let used = value["uSat"]?.doubleValue { satellitesUsed = Int(used) }
-                if let seen = value["nSat"]?.doubleValue { satellitesInView = Int(seen) }
+                if let used = value["uSat"]?.intValue { satellitesUsed = used }
+                if let seen = value["nSat"]?.intValue { satellitesInView = seen }
             case "TPV":
-                let mode = GNSSFixMode(rawValue: Int(value["mode"]?.doubleValue ?? 1)) ?? .noFix
+                // intValue: a mode of 1e30 used to trap converting to Int (found by fuzzing).
+                let mode = GNSSFixMode(rawValue: value["mode"]?.intValue ?? 1) ?? .noFix
                 let time = value["time"]?.stringValue.flatMap(ISO8601Timestamp.parse)
                 let accuracy = value["eph"]?.doubleValue.map(UserLocation.accuracy68(fromConfidence95:))
                 let quality = GNSSQuality(

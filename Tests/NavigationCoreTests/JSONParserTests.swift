@@ -84,4 +84,12 @@ struct JSONParserTests {
             }
         }
     }
+
+    /// intValue: whole numbers an Int holds, nil for everything Int() would trap on or round.
+    @Test(arguments: [
+        ("3", 3 as Int?), ("-7", -7), ("0", 0), ("2.5", nil), ("1e30", nil), ("-1e300", nil), ("\"3\"", nil),
+    ])
+    func intValueIsExactOrNil(text: String, expected: Int?) throws {
+        #expect(try JSONParser.parse(Array(text.utf8)).intValue == expected)
+    }
 }

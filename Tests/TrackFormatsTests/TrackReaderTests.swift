@@ -114,4 +114,15 @@ struct TrackReaderTests {
         #expect(readings.count == 1)
         #expect(readings.first?.fix == nil)
     }
+
+    /// Numbers no Int can hold where gpsd sends small integers (found by fuzzing: `Int(1e30)` trapped).
+    @Test(arguments: [
+        #"{"class":"TPV","mode":1222222222222222222222222222,"time":"2026-11-21T08:19:24.000Z","lat":60.1,"lon":24.9}"#,
+        #"{"class":"TPV","mode":2.5,"time":"2026-11-21T08:19:24.000Z","lat":60.1,"lon":24.9}"#,
+        #"{"class":"SKY","uSat":1e300,"nSat":-1e300}"#,
+    ])
+    func numbersBeyondIntAreNoFixNotATrap(line: String) throws {
+        let readings = try GpsdJSONLogReader.read(Data(line.utf8))
+        #expect(readings.allSatisfy { $0.fix == nil })
+    }
 }

@@ -12,6 +12,12 @@ public enum JSONValue: Hashable, Sendable {
         if case .number(let n) = self { return n }
         return nil
     }
+    /// A number that is a whole number Int can hold; nil for 1.5, 1e300, NaN or anything not a number
+    /// (`Int(someDouble)` would trap on the large ones, and the numbers come from outside).
+    public var intValue: Int? {
+        if case .number(let n) = self { return Int(exactly: n) }
+        return nil
+    }
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil

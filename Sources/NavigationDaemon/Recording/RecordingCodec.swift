@@ -197,8 +197,8 @@ public enum RecordingCodec {
             throw DecodeError("a \(kind) record has no quality with a mode of 1, 2 or 3")
         }
         return GNSSQuality(
-            mode: mode, satellitesUsed: object["satellitesUsed"]?.doubleValue.map { Int($0) },
-            satellitesInView: object["satellitesInView"]?.doubleValue.map { Int($0) }, hdop: object["hdop"]?.doubleValue,
+            mode: mode, satellitesUsed: object["satellitesUsed"]?.intValue,
+            satellitesInView: object["satellitesInView"]?.intValue, hdop: object["hdop"]?.doubleValue,
             averageSignalStrength: object["signal"]?.doubleValue, horizontalAccuracy: object["accuracy"]?.doubleValue,
             altitude: object["altitude"]?.doubleValue)
     }
@@ -241,7 +241,7 @@ public enum RecordingCodec {
         case "connection_lost": kind = .connectionLost
         case "timed_out": kind = .timedOut
         case "cancelled": kind = .cancelled
-        case "response_too_large": kind = .responseTooLarge(limit: Int(value?["limit"]?.doubleValue ?? 0))
+        case "response_too_large": kind = .responseTooLarge(limit: value?["limit"]?.intValue ?? 0)
         case "engine_refused": kind = .engineRefused
         case "invalid_response": kind = .invalidResponse
         case "provider_failed": kind = .providerFailed

@@ -182,10 +182,11 @@ struct OSRMWaypointParameters {
 
     static func bearing(_ value: JSONValue?) -> String {
         switch value {
-        case .number(let degrees)?: "\(Int(Geodesy.normalizedDegrees(degrees).rounded()) % 360),45"
+        // 1e400 parses as infinity, which Int() would trap on: a client's option must never stop navd.
+        case .number(let degrees)? where degrees.isFinite: "\(Int(Geodesy.normalizedDegrees(degrees).rounded()) % 360),45"
         case .string(let text)?: text
         case .array(let pair)? where pair.count == 2:
-            "\(Int(pair[0].doubleValue ?? 0)),\(Int(pair[1].doubleValue ?? 45))"
+            "\(pair[0].intValue ?? 0),\(pair[1].intValue ?? 45)"
         default: ""
         }
     }
