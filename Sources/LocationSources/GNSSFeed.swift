@@ -50,6 +50,8 @@ public final class GNSSFeed: Sendable {
     private let silence = Mutex<(lastFix: Double, lost: Bool)>((monotonicSeconds(), false))
     private let rawObserver = Mutex<(@Sendable (RawGNSSInput) -> Void)?>(nil)
     private let rawObserved = Atomic<Bool>(false)
+    /// Where readings go instead of `readings`, when set: the consumer's own queue, called on the source's thread.
+    private let readingSink = Mutex<(@Sendable (GNSSReading) -> Void)?>(nil)
 
     public init(keepEveryReading: Bool = false) {
         (readings, readingContinuation) = AsyncStream.makeStream(
@@ -58,7 +60,11 @@ public final class GNSSFeed: Sendable {
     }
 
     public func yield(_ reading: GNSSReading) {
-        readingContinuation.yield(reading)
+        if let sink = readingSink.withLock({ $0 }) {
+            sink(reading)
+        } else {
+            readingContinuation.yield(reading)
+        }
         guard reading.fix != nil else { return }
         let wasLost = silence.withLock { state in
             defer { state = (monotonicSeconds(), false) }
@@ -80,6 +86,13 @@ public final class GNSSFeed: Sendable {
             }
             if let silent { report(.receiverLost(silentFor: silent)) }
         }
+    }
+
+    /// Hands every reading from now on straight to `sink` on the source's own thread, instead of to `readings`:
+    /// a consumer with its own input queue (the navigation loop) saves a task relaying one stream into another,
+    /// which costs a thread hop per fix.
+    public func forwardReadings(to sink: @escaping @Sendable (GNSSReading) -> Void) {
+        readingSink.withLock { $0 = sink }
     }
 
     /// Who sees the source's input as received (the flight recorder); nil: nobody.

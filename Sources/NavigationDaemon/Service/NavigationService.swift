@@ -97,11 +97,10 @@ public final class NavigationService: Service, Sendable {
                 logger.error("cannot record: \(error); navigating without a recording")
             }
         }
+        // Readings enter the loop's queue on the source's thread: no task in between (one thread hop less per fix).
+        location.feed.forwardReadings { reading in continuation.yield(.reading(reading)) }
         await withDiscardingTaskGroup { group in
             group.addTask { await location.run() }
-            group.addTask {
-                for await reading in location.feed.readings { continuation.yield(.reading(reading)) }
-            }
             group.addTask {
                 for await status in location.feed.statuses { continuation.yield(.sourceStatus(status)) }
             }

@@ -196,10 +196,11 @@ public final class SocketServer: Service, Sendable {
         do {
             while true {
                 switch await outbox.next() {
+                // Everything waiting goes in one write: one hop to the channel's event loop and one flush, not one per line.
                 case .lines(let lines):
-                    for line in lines { try await outbound.write(ByteBuffer(bytes: line)) }
+                    try await outbound.write(contentsOf: lines.map { ByteBuffer(bytes: $0) })
                 case .closing(let lines):
-                    for line in lines { try await outbound.write(ByteBuffer(bytes: line)) }
+                    try await outbound.write(contentsOf: lines.map { ByteBuffer(bytes: $0) })
                     return
                 }
             }
