@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(name: "navctl", dependencies: ["NavctlCommands"]),
         .executableTarget(
             name: "navbench",
-            dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationDaemon"]
+            dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationProtocol", "NavigationDaemon"]
         ),
         .testTarget(
             name: "NavigationCoreTests",

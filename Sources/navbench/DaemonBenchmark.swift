@@ -5,10 +5,11 @@ import NavigationDaemon
 
 /// The navigation loop's cost per fix as the daemon runs it: `TripCoordinator.handle` (controller update,
 /// instruction ledger, event building), then every event serialized once and queued for each client, with
-/// one task per client draining its queue as a socket writer would. Target: under 100 µs per fix with 20
-/// clients (a fix arrives every 100–1000 ms), growing no more than linearly with clients.
+/// one task per client draining its queue as a socket writer would. Target: under 50 µs per fix with 100
+/// clients (a fix arrives every 100–1000 ms).
 struct DaemonBenchmark {
-    func run() async {
+    func run() async -> [Figure] {
+        var figures: [Figure] = []
         let route = ControllerBenchmark.route(length: 20_000)
         let fixes = LocationSimulator(speed: 25, sampleRate: 1, noise: 4, seed: 3).simulate(along: route.geometry)
         for clientCount in [1, 20, 100] {
@@ -50,15 +51,18 @@ struct DaemonBenchmark {
                     perFix.append(ControllerBenchmark.microseconds(start.duration(to: clock.now)))
                 }
                 hub.closeAll(reason: "done")
-                perFix.sort()
-                print(
-                    "daemon-loop: \(String(format: "%3d", clientCount)) clients: median \(String(format: "%.1f", perFix[perFix.count / 2])) µs/fix, "
-                        + "p99 \(String(format: "%.1f", perFix[perFix.count * 99 / 100])) µs (\(perFix.count) fixes, \(events) events)")
+                let sample = Percentiles(perFix)
+                progress("daemon-loop: \(clientCount) clients: \(perFix.count) fixes, \(events) events")
+                figures.append(
+                    Figure(
+                        "daemon loop per fix, \(clientCount) client\(clientCount == 1 ? "" : "s"), median", sample.median, "µs",
+                        target: clientCount == 100 ? "< 50 µs" : nil, met: clientCount == 100 ? sample.median < 50 : nil))
                 var total = 0
                 for await bytes in group { total += bytes }
                 return total
             }
-            print("daemon-loop: \(String(format: "%3d", clientCount)) clients: \(drained / max(1, clientCount)) bytes delivered per client")
+            progress("daemon-loop: \(clientCount) clients: \(drained / max(1, clientCount)) bytes delivered per client")
         }
+        return figures
     }
 }

@@ -7,7 +7,7 @@ import NMEA
 /// pty to the fix the serial source emits.
 struct NMEABenchmark {
     /// Parses every corpus log `repeats` times; prints MB/s and sentences/s (median of 5 runs).
-    static func throughput(corpus: String, repeats: Int = 20) {
+    static func throughput(corpus: String, repeats: Int = 20) -> [Figure] {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []).filter { $0.hasSuffix(".log") }.sorted()
         guard !files.isEmpty else {
             FileHandle.standardError.write(Data("navbench: no .log files in \(corpus)\n".utf8))
@@ -33,12 +33,15 @@ struct NMEABenchmark {
         seconds.sort()
         let median = seconds[2]
         let megabytes = Double(input.count) / 1e6
-        print("nmea: \(files.count) logs × \(repeats) = \(String(format: "%.2f", megabytes)) MB, \(sentences) sentences")
-        print("nmea: throughput \(String(format: "%.1f", megabytes / median)) MB/s, \(String(format: "%.0f", Double(sentences) / median)) sentences/s (median of 5)")
+        progress("nmea: \(files.count) logs × \(repeats) = \(String(format: "%.2f", megabytes)) MB, \(sentences) sentences, median of 5")
+        return [
+            Figure("NMEA parse and epoch assembly", megabytes / median, "MB/s"),
+            Figure("NMEA sentences", Double(sentences) / median / 1000, "thousand/s"),
+        ]
     }
 
     /// Writes RMC+GGA pairs into a socat pty at 10 Hz and measures write → fix emitted by the serial source.
-    static func ptyLatency(samples: Int = 300) async {
+    static func ptyLatency(samples: Int = 300) async -> [Figure] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navbench-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -69,26 +72,22 @@ struct NMEABenchmark {
                 course: CourseOverGround(degrees: 10), speed: Speed(metersPerSecond: 10), timestamp: start.addingTimeInterval(Double(i) * 0.1))
             let text = NMEAWriter.sentences(for: fix).map { $0 + "\r\n" }.joined()
             let bytes = Array(text.utf8)
-            let written = monotonicNow()
+            let written = monotonicSeconds()
             _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             // The first emission of this epoch (at its RMC) is the fix a navigation loop would use.
             while let reading = await readings.next() {
                 // NMEA carries centiseconds: compare within 5 ms.
                 if let time = reading.fix?.location.timestamp, abs(time.timeIntervalSince(fix.timestamp)) < 0.005 {
-                    if i >= 5 { latencies.append(monotonicNow() - written) }
+                    if i >= 5 { latencies.append(monotonicSeconds() - written) }
                     break
                 }
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
-        latencies.sort()
-        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000 }
-        print("pty-latency: \(latencies.count) fixes, write into pty → fix from the serial source: p50 \(String(format: "%.2f", percentile(0.5))) ms, p99 \(String(format: "%.2f", percentile(0.99))) ms, max \(String(format: "%.2f", (latencies.last ?? 0) * 1000)) ms")
-    }
-
-    static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let sample = Percentiles(latencies.map { $0 * 1000 })
+        return [
+            Figure("pty to fix from the serial source (in process), p50", sample.median, "ms"),
+            Figure("pty to fix from the serial source (in process), p99", sample.p99, "ms"),
+        ]
     }
 }

@@ -3,34 +3,66 @@ import NavigationCore
 import RouteAdapters
 
 /// Measures OSRM-family response parsing throughput on a large synthetic Valhalla-style response
-/// (long route, banners, voice prompts, annotations on every segment).
+/// (long route, banners, voice prompts, annotations on every segment), next to CPython's json module and orjson
+/// parsing the same bytes in the same run (`--write-response FILE` writes those bytes for anyone to compare).
 struct RouteParseBenchmark {
     var steps: Int
     var iterations: Int
+    /// Where to write the response's bytes (nil: a temporary file for the peers).
+    var responseFile: String?
 
-    func run() {
+    func run() -> [Figure] {
         let data = SyntheticResponse.make(steps: steps, pointsPerStep: 12)
         let parser = OSRMResponseParser(polylinePrecision: 6)
         let megabytes = Double(data.count) / 1_000_000
-        print("route-parse: response of \(String(format: "%.2f", megabytes)) MB, \(steps) steps, \(iterations) iterations")
+        progress("route-parse: response of \(String(format: "%.2f", megabytes)) MB, \(steps) steps, \(iterations) iterations")
         var seconds: [Double] = []
-        let clock = ContinuousClock()
         var stepCount = 0
         for _ in 0..<iterations {
-            let elapsed = clock.measure {
-                do {
-                    stepCount = try parser.parseRoutes(from: data)[0].steps.count
-                } catch {
-                    fatalError("benchmark response failed to parse: \(error)")
-                }
+            let start = monotonicSeconds()
+            do {
+                stepCount = try parser.parseRoutes(from: data)[0].steps.count
+            } catch {
+                fail("the benchmark response failed to parse: \(error)")
             }
-            seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            seconds.append(monotonicSeconds() - start)
         }
         precondition(stepCount == steps, "parsed \(stepCount) steps, expected \(steps)")
-        seconds.sort()
-        let median = seconds[seconds.count / 2]
-        print("route-parse: median \(String(format: "%.1f", median * 1000)) ms, best \(String(format: "%.1f", seconds[0] * 1000)) ms")
-        print("route-parse: throughput \(String(format: "%.1f", megabytes / median)) MB/s (median)")
+        let median = Percentiles(seconds).median
+        let path = responseFile ?? FileManager.default.temporaryDirectory.appendingPathComponent("navbench-route-\(getpid()).json").path
+        do { try data.write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)") }
+        defer { if responseFile == nil { try? FileManager.default.removeItem(atPath: path) } }
+        let cpython = PythonJSONPeer.throughput(module: "json", file: path, iterations: iterations)
+        let orjson = PythonJSONPeer.throughput(module: "orjson", file: path, iterations: iterations)
+        let navd = megabytes / median
+        return [
+            Figure(
+                "route parse (\(String(format: "%.1f", megabytes)) MB answer to routes)", navd, "MB/s", peer: cpython, peerName: "CPython json",
+                target: "≥ CPython json", met: navd >= cpython),
+            Figure("route parse, next to orjson", navd, "MB/s", peer: orjson, peerName: "orjson"),
+        ]
+    }
+}
+
+/// CPython parsing the same bytes: `json.loads` or `orjson.loads`, median of `iterations` runs, in MB/s.
+enum PythonJSONPeer {
+    static func throughput(module: String, file: String, iterations: Int) -> Double {
+        let script = """
+            import sys, time, \(module)
+            data = open(sys.argv[1], 'rb').read()
+            times = []
+            for _ in range(\(iterations)):
+                start = time.perf_counter()
+                \(module).loads(data)
+                times.append(time.perf_counter() - start)
+            times.sort()
+            print(len(data) / 1e6 / times[len(times) // 2])
+            """
+        let output = runTool("/usr/bin/env", ["python3", "-c", script, file])
+        guard let value = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            fail("python3 with \(module) did not give a figure (scripts/setup installs it from PyPI): \(output)")
+        }
+        return value
     }
 }
 

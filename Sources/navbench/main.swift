@@ -1,12 +1,16 @@
 import Foundation
 
-// navbench: prints performance figures. Targets live here, never in timed unit tests.
+// navbench: prints performance figures as one table (stdout) and, with --json FILE, writes them as JSON.
+// Targets live here, never in timed unit tests. scripts/bench builds release, starts Valhalla and runs `all`.
 //
-//   swift run -c release navbench route-parse [--steps N] [--iterations K]
-//   swift run -c release navbench controller
-//   swift run -c release navbench nmea [CORPUS_DIR]
-//   swift run -c release navbench pty-latency
-//   swift run -c release navbench daemon-loop
+//   navbench all [--json FILE] [--epochs N]       everything below, peers included
+//   navbench route-parse [--steps N] [--iterations K] [--write-response FILE]
+//   navbench route-answer                        navd's own work on a real Valhalla answer
+//   navbench controller
+//   navbench nmea [CORPUS_DIR]
+//   navbench pty-latency
+//   navbench daemon-loop
+//   navbench field [--epochs N] [--keep]         the real navd, gpsd and Valhalla (NAVD_VALHALLA_URL)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -17,18 +21,61 @@ func option(_ name: String, default value: Int) -> Int {
     return n
 }
 
+func textOption(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+let corpus = "Tests/NMEATests/Fixtures/nmea-corpus"
+
+func routeParse() -> [Figure] {
+    RouteParseBenchmark(steps: option("--steps", default: 4000), iterations: option("--iterations", default: 10), responseFile: textOption("--write-response"))
+        .run()
+}
+
+/// The real navd next to this navbench (the same build), Valhalla from the environment.
+func field() -> [Figure] {
+    let navd = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("navd").path
+    guard FileManager.default.isExecutableFile(atPath: navd) else { fail("no navd next to navbench (\(navd)); build both: swift build -c release") }
+    guard let valhalla = ProcessInfo.processInfo.environment["NAVD_VALHALLA_URL"] else {
+        fail("NAVD_VALHALLA_URL is not set; start Valhalla with: eval \"$(scripts/engines start valhalla)\" (scripts/bench does)")
+    }
+    for tool in ["/usr/bin/socat", "/usr/sbin/gpsd", "/usr/bin/curl"] where !FileManager.default.isExecutableFile(atPath: tool) {
+        fail("\(tool) is missing; scripts/setup installs it")
+    }
+    return FieldBenchmark(navd: navd, valhalla: valhalla, epochs: option("--epochs", default: 300), keep: arguments.contains("--keep")).run()
+}
+
+var figures: [Figure]
 switch arguments.first {
+case "all":
+    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + (await DaemonBenchmark().run()) + field()
 case "route-parse":
-    RouteParseBenchmark(steps: option("--steps", default: 4000), iterations: option("--iterations", default: 10)).run()
+    figures = routeParse()
+case "route-answer":
+    figures = RouteAnswerBenchmark().run()
 case "controller":
-    ControllerBenchmark().run()
+    figures = ControllerBenchmark().run()
 case "nmea":
-    NMEABenchmark.throughput(corpus: arguments.count > 1 ? arguments[1] : "Tests/NMEATests/Fixtures/nmea-corpus")
+    figures = NMEABenchmark.throughput(corpus: arguments.count > 1 && !arguments[1].hasPrefix("--") ? arguments[1] : corpus)
 case "pty-latency":
-    await NMEABenchmark.ptyLatency()
+    figures = await NMEABenchmark.ptyLatency()
 case "daemon-loop":
-    await DaemonBenchmark().run()
+    figures = await DaemonBenchmark().run()
+case "field":
+    figures = field()
 default:
-    FileHandle.standardError.write(Data("usage: navbench route-parse [--steps N] [--iterations K] | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N]\n"
+                .utf8))
     exit(2)
+}
+
+let table = BenchTable(figures: figures)
+print("Machine: \(table.machine)\n")
+print(table.markdown)
+if let path = textOption("--json") {
+    do { try table.json().write(to: URL(fileURLWithPath: path)) } catch { fail("cannot write \(path): \(error)") }
+    progress("figures written to \(path)")
 }

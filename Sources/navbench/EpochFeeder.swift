@@ -1,0 +1,123 @@
+import Foundation
+import NavigationCore
+import NMEA
+
+/// Writes NMEA epochs (RMC then GGA, in one write) into ptys at 10 Hz on an absolute schedule, and remembers when
+/// each epoch was written, keyed by its fix time in centiseconds (what NMEA carries).
+final class EpochFeeder {
+    struct Sent {
+        /// The fix time the epoch carries.
+        var time: Date
+        /// Monotonic time of the write, in seconds.
+        var written: Double
+    }
+
+    private let ptys: [PtyPair]
+    /// Whole seconds, so every epoch's time is a whole number of tenths.
+    private let base = Date(timeIntervalSince1970: 1_795_241_290)
+    private var index = 0
+    private var anchor = monotonicSeconds()
+    private var anchorIndex = 0
+    /// Epoch writes by fix time in centiseconds.
+    private(set) var sent: [Int: Sent] = [:]
+
+    init(_ ptys: [PtyPair]) {
+        self.ptys = ptys
+    }
+
+    /// Writes the next epoch at its 100 ms tick (re-anchoring the schedule when the caller was away longer).
+    @discardableResult
+    func send(_ coordinate: GeographicCoordinate, course: Double, speed: Double) -> Sent {
+        var tick = anchor + Double(index - anchorIndex) * 0.1
+        var now = monotonicSeconds()
+        if now > tick + 0.05 {
+            anchor = now
+            anchorIndex = index
+            tick = now
+        }
+        while now < tick {
+            usleep(UInt32(max(50, (tick - now) * 1e6)))
+            now = monotonicSeconds()
+        }
+        let time = base.addingTimeInterval(Double(index) / 10)
+        let fix = UserLocation(
+            coordinate: coordinate, horizontalAccuracy: 3, course: CourseOverGround(degrees: course),
+            speed: Speed(metersPerSecond: speed), timestamp: time)
+        let text = NMEAWriter.sentences(for: fix).map { $0 + "\r\n" }.joined()
+        let written = monotonicSeconds()
+        for pty in ptys { pty.write(text) }
+        index += 1
+        let record = Sent(time: time, written: written)
+        sent[Self.key(time)] = record
+        return record
+    }
+
+    static func key(_ time: Date) -> Int { Int((time.timeIntervalSince1970 * 100).rounded()) }
+
+    /// The fix time a line carries in `"time":"…"` (navd's trip_state, gpsd's TPV).
+    static func fixTime(in line: String) -> Date? {
+        guard let start = line.range(of: #""time":""#) else { return nil }
+        let rest = line[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return ISO8601Timestamp.parse(String(rest[..<end]))
+    }
+
+    /// For lines passing `filter`: the latency of each epoch (arrival minus write, ms) and how many lines each
+    /// epoch written since `since` produced.
+    func latencies(of lines: [LineTap.Line], since: Date, filter: (String) -> Bool) -> (milliseconds: [Double], perEpoch: [Int: Int]) {
+        // Compared as centisecond keys: a time parsed from milliseconds and one built by adding tenths differ in
+        // their last bits.
+        let first = Self.key(since)
+        var milliseconds: [Double] = []
+        var perEpoch: [Int: Int] = [:]
+        for key in sent.keys where key >= first { perEpoch[key] = 0 }
+        for line in lines where filter(line.text) {
+            guard let time = Self.fixTime(in: line.text) else { continue }
+            let key = Self.key(time)
+            guard key >= first, let record = sent[key] else { continue }
+            if perEpoch[key] == 0 { milliseconds.append((line.time - record.written) * 1000) }
+            perEpoch[key, default: 0] += 1
+        }
+        return (milliseconds, perEpoch)
+    }
+}
+
+/// A route's line, walked by distance.
+struct RouteWalk {
+    let points: [GeographicCoordinate]
+    private let cumulative: [Double]
+
+    init(_ points: [GeographicCoordinate]) {
+        self.points = points
+        var total = 0.0
+        var cumulative = [0.0]
+        for (a, b) in zip(points, points.dropFirst()) {
+            total += Geodesy.distance(a, b)
+            cumulative.append(total)
+        }
+        self.cumulative = cumulative
+    }
+
+    var length: Double { cumulative.last ?? 0 }
+
+    /// The point `distance` metres along, and the course there (degrees).
+    func position(at distance: Double) -> (GeographicCoordinate, Double) {
+        let d = min(max(0, distance), length)
+        var i = 0
+        while i + 2 < cumulative.count && cumulative[i + 1] < d { i += 1 }
+        guard points.count > 1 else { return (points[0], 0) }
+        let (a, b) = (points[i], points[i + 1])
+        let bearing = Geodesy.bearing(from: a, to: b)
+        return (Geodesy.destination(from: a, distance: d - cumulative[i], bearing: bearing), bearing)
+    }
+
+    /// The geometry of a `route` event line (`route.geometry`: [lon, lat] pairs).
+    static func fromRouteEvent(_ line: String) -> RouteWalk? {
+        guard let value = try? JSONParser.parse(Array(line.utf8)), let pairs = value["route"]?["geometry"]?.arrayValue else { return nil }
+        let points = pairs.compactMap { pair -> GeographicCoordinate? in
+            guard let p = pair.arrayValue, p.count == 2, let lon = p[0].doubleValue, let lat = p[1].doubleValue else { return nil }
+            return GeographicCoordinate(latitude: lat, longitude: lon)
+        }
+        return points.count > 1 ? RouteWalk(points) : nil
+    }
+}

@@ -1,0 +1,330 @@
+import Foundation
+import NavigationCore
+
+/// The real navd process measured against its peers in one run on one machine: NMEA epochs (RMC+GGA, 10 Hz)
+/// written into ptys until navd's `trip_state` reaches a socket client (serial source; and through gpsd, next to
+/// gpsd's own TPV reaching a watcher on the same feed), start to READY, memory and CPU, and the time navd adds to
+/// a route calculation over the engine's own time for the same request.
+struct FieldBenchmark {
+    var navd: String
+    var valhalla: String
+    /// Epochs measured per latency phase (10 per second).
+    var epochs: Int
+    var keep = false
+
+    /// Bulevardi, Helsinki, and a destination 3.6 km away across the centre: a city route.
+    static let origin = GeographicCoordinate(latitude: 60.165574, longitude: 24.9406)
+    static let destination = GeographicCoordinate(latitude: 60.178242, longitude: 24.95188)
+    static let navigate = #"{"type":"navigate","id":"bench","waypoints":[{"lat":60.178242,"lon":24.95188}]}"# + "\n"
+
+    func run() -> [Figure] {
+        let root = "/tmp/navbench-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // --keep: leave the run's directory (navd's and gpsd's logs, configs, recordings, what the clients received).
+        defer {
+            if keep { progress("the run's files are in \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
+        }
+        var serial = serialPhase(directory: "\(root)/serial")
+        let gpsd = gpsdPhase(directory: "\(root)/gpsd")
+        // gpsd's relay on the same feed is the serial source's peer too: the figure navd has to beat.
+        if let relay = gpsd.first(where: { $0.name.hasPrefix("gpsd's own relay") && $0.name.hasSuffix("p50") }),
+            let index = serial.firstIndex(where: { $0.name == "fix to socket, serial source, p50" })
+        {
+            serial[index].peer = relay.value
+            serial[index].peerName = "gpsd relay"
+            serial[index].target = "< gpsd relay"
+            serial[index].met = serial[index].value < relay.value
+        }
+        if let relay = gpsd.first(where: { $0.name == "gpsd's own relay, p99" }),
+            let index = serial.firstIndex(where: { $0.name == "fix to socket, serial source, p99" })
+        {
+            serial[index].peer = relay.value
+            serial[index].peerName = "gpsd relay"
+        }
+        return serial + gpsd + routingPhase(directory: "\(root)/routing")
+    }
+
+    // MARK: Serial source: latency, start to READY, memory, CPU
+
+    private func serialPhase(directory: String) -> [Figure] {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Start to READY: the median of five starts of the same configuration.
+        var starts: [Double] = []
+        var idleRSS: [Double] = []
+        for attempt in 0..<5 {
+            let pty = PtyPair(directory: directory, name: "gps\(attempt)")
+            let instance = NavdUnderTest(binary: navd, directory: "\(directory)/start\(attempt)", gnss: Self.serialGNSS(pty), valhalla: valhalla)
+            starts.append(instance.startToReady * 1000)
+            usleep(500_000)
+            idleRSS.append(instance.process.residentMegabytes)
+            instance.stop()
+            pty.close()
+        }
+        progress("start to READY: \(starts.map { String(format: "%.1f", $0) }.joined(separator: ", ")) ms")
+        let footprint = footprintFigures(directory: directory)
+
+        let rig = SerialRig(navd: navd, valhalla: valhalla, directory: directory)
+        let (instance, feeder, client) = (rig.instance, rig.feeder, rig.client)
+        defer { rig.close() }
+        let walk = startTrip(feeder: feeder, client: client)
+        var distance = 0.0
+        let speed = 12.0
+        // One client.
+        let firstEpoch = drive(feeder: feeder, walk: walk, distance: &distance, speed: speed, epochs: epochs)
+        let single = feeder.latencies(of: client.lines, since: firstEpoch, filter: Self.isTripState)
+        let navigatingRSS = instance.process.residentMegabytes
+
+        // 50 clients: 49 more subscribers reading every event.
+        var others: [LineTap] = []
+        for _ in 0..<49 { others.append(instance.connect()) }
+        let cpuStart = instance.process.cpuSeconds, wallStart = monotonicSeconds()
+        let fiftyFirst = drive(feeder: feeder, walk: walk, distance: &distance, speed: speed, epochs: epochs)
+        let cpuPercent = (instance.process.cpuSeconds - cpuStart) / (monotonicSeconds() - wallStart) * 100
+        let fifty = feeder.latencies(of: client.lines, since: fiftyFirst, filter: Self.isTripState)
+        let fiftyRSS = instance.process.residentMegabytes
+        for other in others { other.close() }
+
+        let one = Percentiles(single.milliseconds), many = Percentiles(fifty.milliseconds)
+        let perEpoch = Array(single.perEpoch.values) + Array(fifty.perEpoch.values)
+        let exactlyOne = perEpoch.filter { $0 == 1 }.count
+        let odd = (single.perEpoch.merging(fifty.perEpoch) { a, _ in a }).filter { $0.value != 1 }.sorted { $0.key < $1.key }
+        if !odd.isEmpty {
+            progress("epochs without exactly one trip_state (fix time in centiseconds: count): \(odd.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
+        }
+        progress("serial: \(one.count) epochs measured with 1 client, \(many.count) with 50; \(exactlyOne) of \(perEpoch.count) epochs gave exactly one trip_state")
+        return footprint + [
+            Figure("start to READY (median of 5)", Percentiles(starts).median, "ms", target: "< 50 ms", met: Percentiles(starts).median < 50),
+            Figure("fix to socket, serial source, p50", one.median, "ms"),
+            Figure("fix to socket, serial source, p99", one.p99, "ms", target: "< 1 ms", met: one.p99 < 1),
+            Figure("fix to socket, serial source, 50 clients, p50", many.median, "ms"),
+            Figure("fix to socket, serial source, 50 clients, p99", many.p99, "ms"),
+            Figure(
+                "epochs with exactly one trip_state", Double(exactlyOne) / Double(max(1, perEpoch.count)) * 100, "%", target: "100 %",
+                met: exactlyOne == perEpoch.count),
+            Figure("RSS idle (median of 5)", Percentiles(idleRSS).median, "MB"),
+            Figure("RSS navigating, 1 client", navigatingRSS, "MB"),
+            Figure("RSS navigating, 50 clients", fiftyRSS, "MB", target: "< 20 MB", met: fiftyRSS < 20),
+            Figure("CPU at 10 Hz, 50 clients", cpuPercent, "% of a core", target: "< 2 %", met: cpuPercent < 2),
+        ]
+    }
+
+    /// The binary's size on the vehicle's flash (stripped as the Debian package strips it) and the shared
+    /// libraries a running navd maps (Foundation's libxml2 and ICU are what the flash target is about).
+    private func footprintFigures(directory: String) -> [Figure] {
+        let stripped = "\(directory)/navd-stripped"
+        _ = runTool("/usr/bin/strip", ["--strip-unneeded", "--remove-section=.comment", "--remove-section=.note", "-o", stripped, navd])
+        let size = ((try? FileManager.default.attributesOfItem(atPath: stripped))?[.size] as? Int).map { Double($0) / 1_048_576 } ?? .nan
+        let pty = PtyPair(directory: directory, name: "gps-maps")
+        let instance = NavdUnderTest(binary: navd, directory: "\(directory)/maps", gnss: Self.serialGNSS(pty), valhalla: valhalla)
+        // cat: /proc files report a size of 0, and a reader that trusts the size gets one page.
+        let maps = runTool("/bin/cat", ["/proc/\(instance.process.pid)/maps"])
+        instance.stop()
+        pty.close()
+        let libraries = Set(maps.split(separator: "\n").compactMap { line -> String? in
+            guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"), path.contains(".so") else { return nil }
+            return String(path.split(separator: "/").last!)
+        }).sorted()
+        let heavy = libraries.filter { $0.contains("xml2") || $0.contains("icu") || $0.contains("Foundation") }
+        progress("navd maps \(libraries.count) shared libraries: \(libraries.joined(separator: ", "))")
+        let linkage = runTool("/usr/bin/ldd", [navd]).contains("libswiftCore") ? "Swift runtime linked dynamically" : "Swift runtime linked statically"
+        return [
+            Figure("navd binary, stripped (\(linkage))", size, "MB", target: "< 30 MB", met: size < 30),
+            Figure("libxml2, ICU or Foundation libraries mapped at run time", Double(heavy.count), "libraries", target: "0", met: heavy.isEmpty),
+        ]
+    }
+
+    // MARK: Through gpsd, next to gpsd's own relay
+
+    private func gpsdPhase(directory: String) -> [Figure] {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let pty = PtyPair(directory: directory, name: "gps")
+        let port = freeLoopbackPort()
+        // -b: gpsd never writes to the receiver (no probes into the pty); -n: read it without a client.
+        let gpsd = BenchProcess("/usr/sbin/gpsd", ["-N", "-n", "-b", "-S", String(port), pty.device], logPath: "\(directory)/gpsd.log")
+        defer {
+            gpsd.stop()
+            pty.close()
+        }
+        var watcher: LineTap?
+        for _ in 0..<100 where watcher == nil {
+            usleep(50_000)
+            if canConnect(port: port) { watcher = LineTap(tcpPort: port) }
+        }
+        guard let watcher else { fail("gpsd did not listen on 127.0.0.1:\(port):\n\(gpsd.log)") }
+        watcher.send(#"?WATCH={"enable":true,"json":true};"# + "\n")
+        let instance = NavdUnderTest(binary: navd, directory: "\(directory)/navd", gnss: "source = \"gpsd\"\ngpsd = \"127.0.0.1:\(port)\"", valhalla: valhalla)
+        defer { instance.stop() }
+        let feeder = EpochFeeder([pty])
+        let client = instance.connect()
+        let walk = startTrip(feeder: feeder, client: client)
+        var distance = 0.0
+        let first = drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: epochs)
+        let relay = Percentiles(feeder.latencies(of: watcher.lines, since: first, filter: { $0.contains(#""class":"TPV""#) }).milliseconds)
+        let navdThroughGpsd = Percentiles(feeder.latencies(of: client.lines, since: first, filter: Self.isTripState).milliseconds)
+        watcher.close()
+        progress("gpsd: \(relay.count) TPVs and \(navdThroughGpsd.count) trip_states matched to \(epochs) epochs")
+        return [
+            Figure("gpsd's own relay (pty to TPV at a watcher), p50", relay.median, "ms"),
+            Figure("gpsd's own relay, p99", relay.p99, "ms"),
+            Figure("fix to socket through gpsd, p50", navdThroughGpsd.median, "ms", peer: relay.median, peerName: "gpsd relay"),
+            Figure("fix to socket through gpsd, p99", navdThroughGpsd.p99, "ms", peer: relay.p99, peerName: "gpsd relay"),
+        ]
+    }
+
+    // MARK: Initial route and reroute: navd's share over the engine's own time
+
+    /// The same drive twice: once with the flight recorder on, for the exact requests navd sent (the engine is then
+    /// timed alone on them), and once as navd runs by default (recorder off), for navd's times. The drive is the
+    /// same epochs, so the two runs send the same requests.
+    private func routingPhase(directory: String) -> [Figure] {
+        let recorded = routeTimings(directory: "\(directory)/recorded", recording: true)
+        let timed = routeTimings(directory: "\(directory)/timed", recording: false)
+        let engine = EngineTimer.engineTimes(recordings: "\(directory)/recorded/recordings")
+        let count = timed.initial.count + timed.reroutes.count
+        guard engine.count == count else { fail("the recording holds \(engine.count) answered routing requests; expected \(count)") }
+        let initialEngine = Array(engine.prefix(timed.initial.count)), rerouteEngine = Array(engine.suffix(timed.reroutes.count))
+        let initialShare = Percentiles(zip(timed.initial, initialEngine).map { $0 - $1 }).median
+        let rerouteShare = Percentiles(zip(timed.reroutes, rerouteEngine).map { $0 - $1 }).median
+        let recordedRerouteShare = Percentiles(zip(recorded.reroutes, rerouteEngine).map { $0 - $1 }).median
+        func list(_ values: [Double]) -> String { values.map { String(format: "%.1f", $0) }.joined(separator: ", ") }
+        progress("initial routes \(list(timed.initial)) ms; Valhalla alone \(list(initialEngine)) ms")
+        progress("reroutes \(list(timed.reroutes)) ms (recorder on: \(list(recorded.reroutes)) ms); Valhalla alone \(list(rerouteEngine)) ms")
+        return [
+            Figure(
+                "navigate to first route event (median of \(timed.initial.count))", Percentiles(timed.initial).median, "ms",
+                peer: Percentiles(initialEngine).median, peerName: "Valhalla alone"),
+            Figure("navd's share of an initial route", initialShare, "ms", target: "< 1 ms", met: initialShare < 1),
+            Figure(
+                "deciding fix to the reroute's route event (median of \(timed.reroutes.count))", Percentiles(timed.reroutes).median, "ms",
+                peer: Percentiles(rerouteEngine).median, peerName: "Valhalla alone"),
+            Figure("navd's share of a reroute", rerouteShare, "ms", target: "< 1 ms", met: rerouteShare < 1),
+            Figure("navd's share of a reroute, flight recorder on", recordedRerouteShare, "ms"),
+        ]
+    }
+
+    /// Five navigates while standing, then five reroutes; milliseconds from the command (initial) or the deciding
+    /// fix's write (reroute) to the `route` event's arrival at the client.
+    private func routeTimings(directory: String, recording: Bool) -> (initial: [Double], reroutes: [Double]) {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let rig = SerialRig(
+            navd: navd, valhalla: valhalla, directory: directory,
+            extra: recording ? "[recording]\nenabled = true\ndirectory = \"\(directory)/recordings\"" : "")
+        let (instance, feeder, client) = (rig.instance, rig.feeder, rig.client)
+        defer { rig.close() }
+        var initial: [Double] = []
+        for _ in 0..<3 { feeder.send(Self.origin, course: 55, speed: 0) }
+        for round in 0..<5 {
+            let from = client.count
+            let sent = monotonicSeconds()
+            client.send(Self.navigate.replacingOccurrences(of: #""id":"bench""#, with: #""id":"n\#(round)""#))
+            var answered: LineTap.Line?
+            while answered == nil {
+                feeder.send(Self.origin, course: 55, speed: 0)
+                answered = client.wait(from: from, timeout: 0, Self.isRoute)?.line
+                if monotonicSeconds() - sent > 20 { fail("no route within 20 s of navigate:\n\(instance.process.log)") }
+            }
+            initial.append((answered!.time - sent) * 1000)
+        }
+        // Reroutes: drive 48 m along the route, then leave it at 60° and keep going straight (a plausible drive:
+        // a jump would be refused by the fix plausibility gate, not rerouted).
+        guard let routeLine = client.lines.last(where: { Self.isRoute($0.text) }), var walk = RouteWalk.fromRouteEvent(routeLine.text) else {
+            fail("the route event has no geometry")
+        }
+        var reroutes: [Double] = []
+        for _ in 0..<5 {
+            var distance = 0.0
+            _ = drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: 40)
+            let (onRoute, course) = walk.position(at: distance)
+            var offRoute = onRoute
+            let from = client.count
+            var rerouted: LineTap.Line?
+            let started = monotonicSeconds()
+            while rerouted == nil {
+                feeder.send(offRoute, course: course + 60, speed: 12)
+                offRoute = Geodesy.destination(from: offRoute, distance: 1.2, bearing: course + 60)
+                rerouted = client.wait(from: from, timeout: 0.02, { Self.isRoute($0) && $0.contains(#""reason":"reroute""#) })?.line
+                if monotonicSeconds() - started > 30 { fail("no reroute within 30 s of leaving the route:\n\(instance.process.log)") }
+            }
+            // The deciding fix: navd publishes the deviation and the calculation starting, then that fix's trip_state.
+            let lines = client.lines
+            guard let start = client.wait(from: from, timeout: 0, { $0.contains(#""purpose":"reroute""#) && $0.contains(#""status":"in_progress""#) }),
+                let state = lines[start.index...].first(where: { Self.isTripState($0.text) }),
+                let fixTime = EpochFeeder.fixTime(in: state.text), let written = feeder.sent[EpochFeeder.key(fixTime)]?.written
+            else { fail("the reroute's deciding fix could not be found in what the client received") }
+            reroutes.append((rerouted!.time - written) * 1000)
+            guard let next = RouteWalk.fromRouteEvent(rerouted!.text) else { fail("the rerouted route has no geometry") }
+            walk = next
+        }
+        return (initial, reroutes)
+    }
+
+    // MARK: Helpers
+
+    static func serialGNSS(_ pty: PtyPair) -> String {
+        "source = \"serial\"\nserial = \"\(pty.device)\"\nbaud = 115200"
+    }
+
+    static func isTripState(_ line: String) -> Bool { line.hasPrefix(#"{"type":"trip_state""#) }
+    static func isRoute(_ line: String) -> Bool { line.hasPrefix(#"{"type":"route","#) }
+
+    /// Stands at the origin feeding epochs, navigates, and returns the route once its event arrived.
+    private func startTrip(feeder: EpochFeeder, client: LineTap) -> RouteWalk {
+        for _ in 0..<5 { feeder.send(Self.origin, course: 55, speed: 0) }
+        client.send(Self.navigate)
+        let from = client.count
+        for _ in 0..<200 {
+            feeder.send(Self.origin, course: 55, speed: 0)
+            if let found = client.wait(from: from, timeout: 0, Self.isRoute) {
+                guard let walk = RouteWalk.fromRouteEvent(found.line.text) else { fail("the route event has no geometry") }
+                // The route starts where the engine snapped the origin, metres away: walking from the origin
+                // keeps the first fixes plausible (a jump would be refused, and its epoch would have no trip_state).
+                return RouteWalk([Self.origin] + walk.points)
+            }
+        }
+        fail("navd gave no route within 20 s of navigate; its log:\n\(client.lines.suffix(5).map(\.text).joined(separator: "\n"))")
+    }
+
+    /// Drives `epochs` epochs along `walk` at `speed` m/s from `distance`; returns the first epoch's fix time.
+    private func drive(feeder: EpochFeeder, walk: RouteWalk, distance: inout Double, speed: Double, epochs: Int) -> Date {
+        var first: Date?
+        for _ in 0..<epochs {
+            let (position, course) = walk.position(at: distance)
+            let sent = feeder.send(position, course: course, speed: speed)
+            first = first ?? sent.time
+            distance += speed / 10
+        }
+        // The last epoch's events have time to arrive.
+        usleep(200_000)
+        return first!
+    }
+
+    private func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        return connectLoopback(fd, port: port)
+    }
+}
+
+/// navd reading a serial receiver (a socat pty the benchmark feeds), with one client connected.
+struct SerialRig {
+    let pty: PtyPair
+    let instance: NavdUnderTest
+    let feeder: EpochFeeder
+    let client: LineTap
+    let directory: String
+
+    init(navd: String, valhalla: String, directory: String, extra: String = "") {
+        self.directory = directory
+        pty = PtyPair(directory: directory, name: "gps")
+        instance = NavdUnderTest(binary: navd, directory: "\(directory)/navd", gnss: FieldBenchmark.serialGNSS(pty), valhalla: valhalla, extra: extra)
+        feeder = EpochFeeder([pty])
+        client = instance.connect()
+    }
+
+    /// Stops navd and socat; keeps what the client received in client.jsonl.
+    func close() {
+        instance.stop()
+        pty.close()
+        client.save(to: "\(directory)/client.jsonl")
+    }
+}
