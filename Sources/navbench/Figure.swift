@@ -62,7 +62,8 @@ struct BenchTable: Codable, Sendable {
     }
 
     static func format(_ value: Double) -> String {
-        switch abs(value) {
+        if value == value.rounded(), abs(value) < 1e6 { return String(format: "%.0f", value) }
+        return switch abs(value) {
         case 100...: String(format: "%.0f", value)
         case 10..<100: String(format: "%.1f", value)
         default: String(format: "%.2f", value)
