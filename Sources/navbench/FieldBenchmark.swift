@@ -51,17 +51,20 @@ struct FieldBenchmark {
         // Start to READY: the median of five starts of the same configuration.
         var starts: [Double] = []
         var idleRSS: [Double] = []
+        var maps = ""
         for attempt in 0..<5 {
             let pty = PtyPair(directory: directory, name: "gps\(attempt)")
             let instance = NavdUnderTest(binary: navd, directory: "\(directory)/start\(attempt)", gnss: Self.serialGNSS(pty), valhalla: valhalla)
             starts.append(instance.startToReady * 1000)
             usleep(500_000)
             idleRSS.append(instance.process.residentMegabytes)
+            // cat: /proc files report a size of 0, and a reader that trusts the size gets one page.
+            if attempt == 0 { maps = runTool("/bin/cat", ["/proc/\(instance.process.pid)/maps"]) }
             instance.stop()
             pty.close()
         }
         progress("start to READY: \(starts.map { String(format: "%.1f", $0) }.joined(separator: ", ")) ms")
-        let footprint = footprintFigures(directory: directory)
+        let footprint = footprintFigures(directory: directory, maps: maps)
 
         let rig = SerialRig(navd: navd, valhalla: valhalla, directory: directory)
         let (instance, feeder, client) = (rig.instance, rig.feeder, rig.client)
@@ -110,16 +113,11 @@ struct FieldBenchmark {
 
     /// The binary's size on the vehicle's flash (stripped as the Debian package strips it) and the shared
     /// libraries a running navd maps (Foundation's libxml2 and ICU are what the flash target is about).
-    private func footprintFigures(directory: String) -> [Figure] {
+    /// `maps`: /proc/PID/maps of an idle navd.
+    private func footprintFigures(directory: String, maps: String) -> [Figure] {
         let stripped = "\(directory)/navd-stripped"
         _ = runTool("/usr/bin/strip", ["--strip-unneeded", "--remove-section=.comment", "--remove-section=.note", "-o", stripped, navd])
         let size = ((try? FileManager.default.attributesOfItem(atPath: stripped))?[.size] as? Int).map { Double($0) / 1_048_576 } ?? .nan
-        let pty = PtyPair(directory: directory, name: "gps-maps")
-        let instance = NavdUnderTest(binary: navd, directory: "\(directory)/maps", gnss: Self.serialGNSS(pty), valhalla: valhalla)
-        // cat: /proc files report a size of 0, and a reader that trusts the size gets one page.
-        let maps = runTool("/bin/cat", ["/proc/\(instance.process.pid)/maps"])
-        instance.stop()
-        pty.close()
         let libraries = Set(maps.split(separator: "\n").compactMap { line -> String? in
             guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"), path.contains(".so") else { return nil }
             return String(path.split(separator: "/").last!)

@@ -98,19 +98,29 @@ extension NavdInstance {
     /// navd with its simulated receiver standing on Bulevardi, driving `timeScale` times faster than real time
     /// (missing the maneuver of step `missedTurn` of the first route when not 0), routing with Valhalla.
     static func simulated(valhalla: String, timeScale: Double, missedTurn: Int = 0) throws -> NavdInstance {
+        try simulated(
+            valhalla: valhalla,
+            simulate: """
+                start = { lat = 60.165574, lon = 24.9406 }
+                speed = 11
+                time_scale = \(timeScale)
+                missed_turn = \(missedTurn)
+                """)
+    }
+
+    /// navd with its simulated receiver configured by `simulate` (the [gnss.simulate] table's keys), routing with
+    /// Valhalla; `socketMode` and `extraSocket` as for ``init(sections:socketMode:extraSocket:journal:)``.
+    static func simulated(valhalla: String, simulate: String, socketMode: String = "0600", extraSocket: String = "") throws -> NavdInstance {
         try NavdInstance(
             sections: """
                 [gnss]
                 source = "simulate"
                 [gnss.simulate]
-                start = { lat = 60.165574, lon = 24.9406 }
-                speed = 11
-                time_scale = \(timeScale)
-                missed_turn = \(missedTurn)
+                \(simulate)
                 [routing]
                 engine = "valhalla"
                 url = "\(valhalla)"
-                """)
+                """, socketMode: socketMode, extraSocket: extraSocket)
     }
 
     /// navd reading a serial receiver at `device` (a socat pty) and routing with Valhalla at `valhalla`;

@@ -8,17 +8,12 @@ import TestSupport
 @Suite(.serialized)
 struct ProtocolTests {
     static func navd(socketMode: String = "0600", extraSocket: String = "", rate: Double = 2) throws -> NavdInstance {
-        try NavdInstance(
-            sections: """
-                [gnss]
-                source = "simulate"
-                [gnss.simulate]
+        try NavdInstance.simulated(
+            valhalla: try Engines.valhallaURL(),
+            simulate: """
                 start = { lat = 60.1680, lon = 24.9480 }
                 rate = \(rate)
                 time_scale = 1
-                [routing]
-                engine = "valhalla"
-                url = "\(try Engines.valhallaURL())"
                 """, socketMode: socketMode, extraSocket: extraSocket)
     }
 
