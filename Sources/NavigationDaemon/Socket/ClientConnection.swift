@@ -44,6 +44,15 @@ public final class ClientConnection: Sendable {
     /// The loop answered.
     public func answered() { owed.withLock { $0 -= 1 } }
 
+    /// Waits while the loop owes this client `limit` answers or more (its commands are queued for the loop), unless
+    /// it is being disconnected: the server stops reading a client that sends faster than navd answers, so a flood of
+    /// commands cannot stand between the loop and the next fix.
+    public func waitWhileOwing(atLeast limit: Int) async {
+        while owed.withLock({ $0 }) >= limit, !outbox.isClosing, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// Waits (up to `timeout` seconds) until every hello and reply owed was queued: a client that sends its
     /// commands and shuts down its side of the socket still gets its answers.
     public func waitForAnswers(timeout: Double) async {

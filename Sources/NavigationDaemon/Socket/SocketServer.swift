@@ -149,6 +149,12 @@ public final class SocketServer: Service, Sendable {
                     for try await frame in inbound {
                         switch frame {
                         case .line(let buffer):
+                            // At most a queue's worth of this client's commands wait for the loop (read backpressure).
+                            await client.waitWhileOwing(atLeast: settings.clientQueueLimit)
+                            // A client being disconnected (too slow, a line too long, navd stopping) has no more
+                            // commands run: a flooder cut off as too slow used to keep the loop busy with its backlog
+                            // for the 10 s its connection stays open, and the fixes waited behind it.
+                            if client.outbox.isClosing { continue }
                             handle(buffer, from: client)
                         case .tooLong(let length):
                             logger.warning("line too long; disconnecting", metadata: ["client": "\(client.id)", "bytes": "\(length)"])
