@@ -22,6 +22,10 @@ public struct JSONParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Members and items of the open objects and arrays, innermost last: each container is built once, at its
+    /// close, with its exact size (no rehashing or regrowth while it fills).
+    private var pendingKeys: [String] = []
+    private var pendingValues: [JSONValue] = []
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -83,12 +87,13 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws(Error) -> JSONValue {
         guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
         index += 1
-        var object: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object([:])
         }
+        let keysBase = pendingKeys.count
+        let valuesBase = pendingValues.count  // an enclosing array's items sit below this object's values
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
@@ -97,13 +102,22 @@ public struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
-            object[key] = try parseValue(depth: depth)
+            let value = try parseValue(depth: depth)
+            pendingKeys.append(key)
+            pendingValues.append(value)
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                let count = pendingKeys.count - keysBase
+                var object = [String: JSONValue](minimumCapacity: count)
+                for member in 0..<count {
+                    object[pendingKeys[keysBase + member]] = pendingValues[valuesBase + member]  // a repeated key: the last one counts
+                }
+                pendingKeys.removeSubrange(keysBase...)
+                pendingValues.removeSubrange(valuesBase...)
                 return .object(object)
             } else {
                 throw fail("expected ',' or '}'")
@@ -114,20 +128,23 @@ public struct JSONParser {
     private mutating func parseArray(depth: Int) throws(Error) -> JSONValue {
         guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
         index += 1
-        var array: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(array)
+            return .array([])
         }
+        let base = pendingValues.count
         while true {
-            array.append(try parseValue(depth: depth))
+            let item = try parseValue(depth: depth)
+            pendingValues.append(item)
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
                 index += 1
+                let array = Array(pendingValues[base...])
+                pendingValues.removeSubrange(base...)
                 return .array(array)
             } else {
                 throw fail("expected ',' or ']'")
@@ -139,16 +156,21 @@ public struct JSONParser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
+        var highBits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                // JSON text is UTF-8 (RFC 8259): a malformed sequence is an error, not a replacement character.
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                // ASCII needs no validation; anything else must be well-formed UTF-8 (RFC 8259), not repaired.
+                if highBits & 0x80 == 0 { return String(decoding: raw, as: UTF8.self) }
+                guard let text = String(validating: raw, as: UTF8.self) else {
+                    index -= 1
                     throw fail("invalid UTF-8 in a string")
                 }
-                index += 1
                 return text
             }
+            highBits |= byte
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw fail("control character in a string") }
             index += 1

@@ -77,6 +77,53 @@ public struct EventMessage: Hashable, Sendable {
         self.event = event
     }
 
-    /// The line navd sends, newline included.
-    public var line: [UInt8] { ServerMessage.event(event.type, seq: seq, routeId: routeId, fields: event.fields).line }
+    /// The line navd sends, newline included: `type`, `seq`, `routeId`, then the payload's fields sorted
+    /// (``JSONLine``'s order), written straight from the typed payload.
+    public var line: [UInt8] {
+        guard let members = try? event.payloadMembers() else {
+            return ServerMessage.event(event.type, seq: seq, routeId: routeId, fields: event.fields).line
+        }
+        let keys = members.keys
+        var out: [UInt8] = []
+        out.reserveCapacity(keys.count * 24 + 96)
+        out.append(contentsOf: #"{"type":"#.utf8)
+        JSONText.appendString(event.type.rawValue, into: &out)
+        if let id = keys.firstIndex(of: "id") {
+            out.append(contentsOf: #","id":"#.utf8)
+            members.appendValue(at: id, into: &out)
+        }
+        out.append(contentsOf: #","seq":"#.utf8)
+        JSONText.appendNumber(Double(seq), into: &out)
+        out.append(contentsOf: #","routeId":"#.utf8)
+        if let routeId { JSONText.appendString(routeId, into: &out) } else { JSONText.appendNull(into: &out) }
+        for (index, key) in keys.enumerated() where !Self.envelopeKeys.contains(key) {
+            out.append(UInt8(ascii: ","))
+            JSONText.appendString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            members.appendValue(at: index, into: &out)
+        }
+        out.append(contentsOf: "}\n".utf8)
+        return out
+    }
+
+    /// Keys the envelope writes (a payload field of the same name is replaced, or moved first for `id`).
+    private static let envelopeKeys: Set<String> = ["type", "id", "seq", "routeId"]
+}
+
+extension NavigationEvent {
+    /// The payload's members as JSON text, straight from the typed payload.
+    func payloadMembers() throws -> JSONTextEncoder.ObjectMembers {
+        let encoder = JSONTextEncoder()
+        switch self {
+        case .tripState(let payload): return try encoder.encodeMembers(payload)
+        case .instruction(let payload): return try encoder.encodeMembers(payload)
+        case .instructionRetracted(let payload): return try encoder.encodeMembers(payload)
+        case .deviation(let payload): return try encoder.encodeMembers(payload)
+        case .route(let payload): return try encoder.encodeMembers(payload)
+        case .routeCalculation(let payload): return try encoder.encodeMembers(payload)
+        case .waypointReached(let payload): return try encoder.encodeMembers(payload)
+        case .arrived(let payload): return try encoder.encodeMembers(payload)
+        case .gnss(let payload): return try encoder.encodeMembers(payload)
+        }
+    }
 }

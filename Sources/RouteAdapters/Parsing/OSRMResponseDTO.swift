@@ -4,19 +4,39 @@ import NavigationCore
 // navigate endpoint), read from a parsed JSONValue. Every field is optional: the parser decides what is
 // required and says what is missing. A field of the wrong type is an error naming its path.
 
+/// Where a value is in the answer, e.g. `routes[0].legs`: written out only when an error names it (an answer has
+/// thousands of objects, and building each one's path as text was a fifth of the parsing time).
+indirect enum FieldPath: CustomStringConvertible {
+    case root(String)
+    case key(FieldPath, String)
+    case index(FieldPath, Int)
+
+    var description: String {
+        switch self {
+        case .root(let name): name
+        case .key(let parent, let key):
+            switch parent {
+            case .root(let name) where name.isEmpty: key
+            default: "\(parent).\(key)"
+            }
+        case .index(let parent, let index): "\(parent)[\(index)]"
+        }
+    }
+}
+
 /// Typed, path-aware access to a JSON object.
 struct JSONFields {
     let values: [String: JSONValue]
-    let path: String
+    let path: FieldPath
 
-    init(_ value: JSONValue, path: String) throws(RouteParseError) {
-        guard case .object(let object) = value else { throw RouteParseError.typeMismatch(path: path, expected: "an object") }
+    init(_ value: JSONValue, path: FieldPath) throws(RouteParseError) {
+        guard case .object(let object) = value else { throw RouteParseError.typeMismatch(path: "\(path)", expected: "an object") }
         values = object
         self.path = path
     }
 
     /// The path of a field of this object, e.g. `routes[0].legs`.
-    func sub(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    func sub(_ key: String) -> String { "\(FieldPath.key(path, key))" }
 
     private func present(_ key: String) -> JSONValue? {
         guard let value = values[key], value != .null else { return nil }
@@ -76,7 +96,7 @@ struct JSONFields {
 
     func object(_ key: String) throws(RouteParseError) -> JSONFields? {
         guard let value = present(key) else { return nil }
-        return try JSONFields(value, path: sub(key))
+        return try JSONFields(value, path: .key(path, key))
     }
 
     /// An array of objects, each read with `make`.
@@ -85,7 +105,7 @@ struct JSONFields {
         var result: [T] = []
         result.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            result.append(try make(try JSONFields(item, path: "\(sub(key))[\(i)]")))
+            result.append(try make(try JSONFields(item, path: .index(.key(path, key), i))))
         }
         return result
     }

@@ -40,7 +40,7 @@ public struct OSRMResponseParser: RouteResponseParser {
 
     /// Parses a single route object (one element of a `routes` array), with the given waypoints.
     public func parseRoute(from data: Data, waypoints: [Waypoint] = []) throws -> Route {
-        let dto = try OSRMRouteDTO(JSONFields(try parseJSON(data), path: "route"))
+        let dto = try OSRMRouteDTO(JSONFields(try parseJSON(data), path: .root("route")))
         return try buildRoute(dto, path: "route", waypoints: waypoints)
     }
 
@@ -77,7 +77,7 @@ public struct OSRMResponseParser: RouteResponseParser {
     }
 
     private func decodeResponse(_ data: Data) throws(RouteParseError) -> OSRMResponseDTO {
-        try OSRMResponseDTO(JSONFields(try parseJSON(data), path: ""))
+        try OSRMResponseDTO(JSONFields(try parseJSON(data), path: .root("")))
     }
 
     private func engineError(in response: OSRMResponseDTO) -> RouteParseError? {
@@ -106,7 +106,7 @@ public struct OSRMResponseParser: RouteResponseParser {
 
     // MARK: - Building routes
 
-    func decodeGeometry(_ geometry: GeometryDTO?, path: String) throws -> [GeographicCoordinate]? {
+    func decodeGeometry(_ geometry: GeometryDTO?, path: @autoclosure () -> String) throws -> [GeographicCoordinate]? {
         guard let geometry else { return nil }
         let coordinates: [GeographicCoordinate]
         switch geometry {
@@ -114,7 +114,7 @@ public struct OSRMResponseParser: RouteResponseParser {
             do {
                 coordinates = try Polyline.decode(encoded, precision: polylinePrecision)
             } catch {
-                throw RouteParseError.invalidGeometry("\(path): \(error)")
+                throw RouteParseError.invalidGeometry("\(path()): \(error)")
             }
         case .coordinates(let pairs, let pairsPath):
             coordinates = try pairs.map { pair throws(RouteParseError) in
@@ -124,7 +124,7 @@ public struct OSRMResponseParser: RouteResponseParser {
         }
         if let bad = coordinates.first(where: { !$0.isValid }) {
             throw RouteParseError.invalidGeometry(
-                "\(path) has a point outside the world (\(bad.latitude), \(bad.longitude)): "
+                "\(path()) has a point outside the world (\(bad.latitude), \(bad.longitude)): "
                     + "was it decoded with the wrong polyline precision (this parser uses \(polylinePrecision))?")
         }
         return coordinates
@@ -151,16 +151,17 @@ public struct OSRMResponseParser: RouteResponseParser {
                 legSegmentOffset = 0
                 previousLeg = raw.legIndex
             }
-            let stepPath = "\(path).legs[\(raw.legIndex)].steps[\(index)]"
-            guard let maneuverDTO = raw.dto.maneuver else { throw RouteParseError.missingField("\(stepPath).maneuver") }
-            var geometry = try decodeGeometry(raw.dto.geometry, path: "\(stepPath).geometry") ?? []
+            // Written out only for an error: building it for every step was measurable.
+            let stepPath = { "\(path).legs[\(raw.legIndex)].steps[\(index)]" }
+            guard let maneuverDTO = raw.dto.maneuver else { throw RouteParseError.missingField("\(stepPath()).maneuver") }
+            var geometry = try decodeGeometry(raw.dto.geometry, path: "\(stepPath()).geometry") ?? []
             let maneuverLocation: GeographicCoordinate
             if let l = maneuverDTO.location, l.count >= 2 {
                 maneuverLocation = GeographicCoordinate(latitude: l[1], longitude: l[0])
             } else if let first = geometry.first {
                 maneuverLocation = first
             } else {
-                throw RouteParseError.missingField("\(stepPath).geometry")
+                throw RouteParseError.missingField("\(stepPath()).geometry")
             }
             if geometry.isEmpty { geometry = [maneuverLocation] }
             let leg = legs[raw.legIndex]
