@@ -101,7 +101,11 @@ let package = Package(
         .executableTarget(name: "navctl", dependencies: ["NavctlCommands"]),
         .executableTarget(
             name: "navbench",
-            dependencies: ["NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationProtocol", "NavigationDaemon"]
+            dependencies: [
+                "NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationProtocol", "NavigationDaemon",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "NavigationCoreTests",

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NavigationCore
 import NavigationDaemon
 import NavigationProtocol
@@ -9,9 +10,10 @@ import Testing
         .event(type, seq: UInt64(n), routeId: "r", fields: ["n": .number(Double(n))])
     }
 
-    static func lines(_ next: ClientOutbox.Next) -> [JSONValue] {
+    static func lines(_ next: ClientOutbox.Next?) -> [JSONValue] {
         switch next {
         case .lines(let lines), .closing(let lines): lines.compactMap { try? JSONParser.parse($0.dropLast()) }
+        case nil: []
         }
     }
 
@@ -21,7 +23,7 @@ import Testing
         outbox.enqueue(Self.event(.instruction, 6))
         outbox.enqueue(Self.event(.tripState, 7))
         outbox.enqueue(Self.event(.instruction, 8))
-        let delivered = Self.lines(await outbox.next())
+        let delivered = Self.lines(outbox.take())
         #expect(delivered.map { $0["seq"]!.doubleValue! } == [6, 7, 8])
         #expect(outbox.droppedCount == 5)
     }
@@ -32,7 +34,7 @@ import Testing
         for n in 1...20 where outbox.enqueue(Self.event(.instruction, n)) { accepted += 1 }
         #expect(accepted == 8)
         #expect(outbox.overflowed)
-        guard case .closing(let lines) = await outbox.next() else {
+        guard case .closing(let lines) = outbox.take() else {
             Issue.record("expected the final lines")
             return
         }
@@ -46,37 +48,30 @@ import Testing
         outbox.enqueue(Self.event(.route, 1))
         outbox.close(after: [.bye(reason: "stopping")])
         #expect(!outbox.enqueue(Self.event(.route, 2)))
-        let lines = Self.lines(await outbox.next())
+        let lines = Self.lines(outbox.take())
         #expect(lines.map { $0["type"]!.stringValue! } == ["route", "bye"])
+        #expect(outbox.take() == nil, "the last lines come once")
     }
 
-    @Test func aWaitingWriterWakesForANewMessage() async {
+    /// The writer is woken once per batch: the first message after it found the queue empty wakes it, the
+    /// messages queued before it takes them do not, and it is woken again only after it found the queue empty.
+    @Test func theWriterIsWokenOncePerBatch() {
         let outbox = ClientOutbox(limit: 8)
-        async let next = outbox.next()
-        try? await Task.sleep(for: .milliseconds(20))
+        let wakes = Mutex(0)
         outbox.enqueue(Self.event(.gnss, 1))
-        #expect(Self.lines(await next).count == 1)
-    }
-}
-
-@Suite struct ProtocolEncodingTests {
-    @Test(arguments: [
-        #"{"type":"status","id":"a"}"#, #"{"type":"navigate","id":7,"waypoints":[]}"#, "{\"type\":\"x\",\"s\":\"tab\\tquote\\\"nl\\n\\u0001é\"}",
-    ])
-    func serializedLinesParseBackToTheSameValue(_ text: String) throws {
-        let value = try JSONParser.parse(Array(text.utf8))
-        let line = JSONLine.serialize(value.objectValue!)
-        #expect(line.last == UInt8(ascii: "\n"))
-        #expect(!line.dropLast().contains(UInt8(ascii: "\n")), "one message, one line")
-        #expect(try JSONParser.parse(line.dropLast()) == value)
-        #expect(String(decoding: line, as: UTF8.self).hasPrefix(#"{"type":"#))
-    }
-
-    @Test func eventsCarryTypeSeqAndRouteIdEvenWhenNull() throws {
-        let line = ServerMessage.event(.gnss, seq: 42, routeId: nil, fields: ["status": "ok"]).line
-        let value = try JSONParser.parse(line.dropLast())
-        #expect(value["seq"] == 42)
-        #expect(value["routeId"] == .null)
-        #expect(value["type"] == "gnss")
+        outbox.setWriter { wakes.withLock { $0 += 1 } }
+        #expect(wakes.withLock { $0 } == 1, "a message already waiting wakes a new writer at once")
+        outbox.enqueue(Self.event(.gnss, 2))
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(Self.lines(outbox.take()).count == 2)
+        outbox.enqueue(Self.event(.gnss, 3))
+        #expect(wakes.withLock { $0 } == 1, "the writer is still draining: it takes this one without a wake")
+        #expect(Self.lines(outbox.take()).count == 1)
+        #expect(outbox.take() == nil)
+        outbox.enqueue(Self.event(.gnss, 4))
+        #expect(wakes.withLock { $0 } == 2)
+        outbox.close(after: [.bye(reason: "stopping")])
+        #expect(wakes.withLock { $0 } == 2, "closing while a wake is pending needs no second one")
+        #expect(Self.lines(outbox.take()).map { $0["type"]!.stringValue! } == ["gnss", "bye"])
     }
 }

@@ -6,6 +6,10 @@ import Synchronization
 /// a client that stops reading cannot slow it down. A newer `trip_state` replaces a queued one (stale positions
 /// are worth nothing); every other message is kept. When more than `limit` messages are queued the client is
 /// too slow: the queue is dropped, a final `slow_client` error is queued, and the connection closes after it.
+///
+/// The writer is woken, not polled: the first message queued after the writer found the queue empty calls the
+/// `wake` handler once (the socket server's schedules a drain on the client's event loop), and the writer then
+/// ``take()``s until nothing is left. One wake per batch, whatever the number of messages.
 public final class ClientOutbox: Sendable {
     public enum Next: Sendable {
         case lines([[UInt8]])
@@ -21,10 +25,21 @@ public final class ClientOutbox: Sendable {
     private struct State {
         var queue = Deque<Entry>()
         var closing = false
+        /// The final lines were taken: nothing more will come.
+        var finished = false
         var finalLines: [[UInt8]] = []
-        var waiter: CheckedContinuation<Void, Never>?
+        var wake: (@Sendable () -> Void)?
+        /// A wake is pending or the writer is draining: no new wake is needed.
+        var scheduled = false
         var dropped = 0
         var overflowed = false
+
+        /// The wake handler to call once the lock is released, if the writer needs one.
+        mutating func wakeIfNeeded() -> (@Sendable () -> Void)? {
+            guard !scheduled, let wake else { return nil }
+            scheduled = true
+            return wake
+        }
     }
 
     public let limit: Int
@@ -32,6 +47,26 @@ public final class ClientOutbox: Sendable {
 
     public init(limit: Int) {
         self.limit = limit
+    }
+
+    /// Sets who writes this outbox: `wake` is called (never under a lock, never twice before the writer took
+    /// everything) when there is something to take. Called at once if something is already waiting.
+    public func setWriter(wake: @escaping @Sendable () -> Void) {
+        let wakeNow = state.withLock { state -> (@Sendable () -> Void)? in
+            state.wake = wake
+            state.scheduled = false
+            return state.queue.isEmpty && !state.closing ? nil : state.wakeIfNeeded()
+        }
+        wakeNow?()
+    }
+
+    /// Forgets the writer (its connection closed): nothing wakes it any more, and the writer, which holds this
+    /// outbox, is released.
+    public func removeWriter() {
+        state.withLock { state in
+            state.wake = nil
+            state.scheduled = true
+        }
     }
 
     /// Queues a message. Returns false when the client is (now) being disconnected.
@@ -43,9 +78,7 @@ public final class ClientOutbox: Sendable {
     /// Queues an already serialized message (an event serialized once for every client).
     @discardableResult
     public func enqueue(line: [UInt8], eventType: EventType?) -> Bool {
-        let waiter: CheckedContinuation<Void, Never>?
-        let accepted: Bool
-        (waiter, accepted) = state.withLock { state in
+        let (wake, accepted) = state.withLock { state -> ((@Sendable () -> Void)?, Bool) in
             guard !state.closing else { return (nil, false) }
             if let type = eventType, type.isReplaceable, let index = state.queue.lastIndex(where: { $0.replaceable == type }) {
                 state.queue.remove(at: index)
@@ -60,28 +93,25 @@ public final class ClientOutbox: Sendable {
                         id: nil, ProtocolError(.slowClient, "more than \(limit) messages were waiting for this client; disconnecting")
                     ).line
                 ]
-                defer { state.waiter = nil }
-                return (state.waiter, false)
+                return (state.wakeIfNeeded(), false)
             }
             state.queue.append(Entry(line: line, replaceable: eventType?.isReplaceable == true ? eventType : nil))
-            defer { state.waiter = nil }
-            return (state.waiter, true)
+            return (state.wakeIfNeeded(), true)
         }
-        waiter?.resume()
+        wake?()
         return accepted
     }
 
     /// Closes after the queued messages and `finalMessages` are written.
     public func close(after finalMessages: [ServerMessage] = []) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.closing else { return nil }
             state.closing = true
             state.finalLines = state.queue.map(\.line) + finalMessages.map(\.line)
             state.queue.removeAll()
-            defer { state.waiter = nil }
-            return state.waiter
+            return state.wakeIfNeeded()
         }
-        waiter?.resume()
+        wake?()
     }
 
     /// True once the queue overflowed (the client is too slow).
@@ -93,39 +123,21 @@ public final class ClientOutbox: Sendable {
     /// How many trip_state messages were replaced before this client read them.
     public var droppedCount: Int { state.withLock { $0.dropped } }
 
-    /// Waits for messages. One writer task calls this in a loop.
-    public func next() async -> Next {
-        while true {
-            let taken: Next? = state.withLock { state in
-                if !state.queue.isEmpty {
-                    defer { state.queue.removeAll() }
-                    return .lines(state.queue.map(\.line))
-                }
-                if state.closing {
-                    defer { state.finalLines.removeAll() }
-                    return .closing(state.finalLines)
-                }
-                return nil
+    /// What to write now: every queued line, or the last lines once closing (once). Nil when there is nothing:
+    /// the next message wakes the writer again.
+    public func take() -> Next? {
+        state.withLock { state in
+            if !state.queue.isEmpty {
+                defer { state.queue.removeAll(keepingCapacity: true) }
+                return .lines(state.queue.map(\.line))
             }
-            if let taken { return taken }
-            if Task.isCancelled { return .closing([]) }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let resumeNow = state.withLock { state -> Bool in
-                        if !state.queue.isEmpty || state.closing { return true }
-                        state.waiter = continuation
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            } onCancel: {
-                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    state.closing = true
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                waiter?.resume()
+            if state.closing, !state.finished {
+                state.finished = true
+                defer { state.finalLines.removeAll() }
+                return .closing(state.finalLines)
             }
+            state.scheduled = false
+            return nil
         }
     }
 }

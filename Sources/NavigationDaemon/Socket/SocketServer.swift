@@ -9,7 +9,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The Unix domain socket: accepts clients, reads their command lines, hands decoded commands to the
-/// navigation loop, and writes each client's outbox. One child task per connection in a discarding task group.
+/// navigation loop, and writes each client's outbox (``ChannelWriter``, on the client's event loop). One child task per
+/// connection in a discarding task group.
 /// On shutdown every client gets a `bye` line and the socket file is removed.
 public final class SocketServer: Service, Sendable {
     private let settings: NavdConfig.Socket
@@ -19,6 +20,8 @@ public final class SocketServer: Service, Sendable {
     private let navigation: NavigationService
     private let readiness: Readiness
     private let logger: Logger
+    /// Client writers, one queue per event loop.
+    private let writers = WriterScheduler()
 
     public init(
         settings: NavdConfig.Socket, policy: AccessPolicy, router: CommandRouter, hub: EventHub, navigation: NavigationService,
@@ -132,6 +135,7 @@ public final class SocketServer: Service, Sendable {
         let client = ClientConnection(id: hub.makeClientID(), peer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
         let channel = connection.channel
         client.setForceClose { channel.close(promise: nil) }
+        ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: writers)
         if !hub.admit(client, limit: settings.maxClients) {
             logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
             client.outbox.close(after: [.error(id: nil, ProtocolError(.tooManyClients, "navd already has \(settings.maxClients) clients"))])
@@ -140,12 +144,10 @@ public final class SocketServer: Service, Sendable {
             navigation.clientConnected(client)
         }
         do {
-            try await connection.executeThenClose { inbound, outbound in
+            try await connection.executeThenClose { inbound, _ in
                 try await withThrowingDiscardingTaskGroup { group in
-                    group.addTask {
-                        await Self.write(client.outbox, to: outbound)
-                        channel.close(promise: nil)
-                    }
+                    // The channel writer closes the channel after the last line; the connection ends then.
+                    group.addTask { try? await channel.closeFuture.get() }
                     for try await frame in inbound {
                         switch frame {
                         case .line(let buffer):
@@ -195,23 +197,6 @@ public final class SocketServer: Service, Sendable {
             }
             client.expectAnswer()
             navigation.refuse(error, id: parsed.id, client: client)
-        }
-    }
-
-    private static func write(_ outbox: ClientOutbox, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async {
-        do {
-            while true {
-                switch await outbox.next() {
-                // Everything waiting goes in one write: one hop to the channel's event loop and one flush, not one per line.
-                case .lines(let lines):
-                    try await outbound.write(contentsOf: lines.map { ByteBuffer(bytes: $0) })
-                case .closing(let lines):
-                    try await outbound.write(contentsOf: lines.map { ByteBuffer(bytes: $0) })
-                    return
-                }
-            }
-        } catch {
-            // The peer went away; the reader notices too.
         }
     }
 }
