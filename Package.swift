@@ -28,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
     ],
     targets: [
@@ -44,7 +43,7 @@ let package = Package(
         // A small C shim over libgps: gps_data_t is 24 KB and gps_send is variadic; Swift sees one small struct.
         .target(name: "CGPSShim", dependencies: ["CGPS"]),
         // GNSS sources at the edge: gpsd, serial NMEA (libserialport or termios), replay.
-        .target(name: "LocationSources", dependencies: ["NavigationCore", "NMEA", "TrackFormats", "CGPSShim", "CSerialPort"]),
+        .target(name: "LocationSources", dependencies: ["NavigationCore", "NMEA", "TrackFormats", "CGPSShim", "CSerialPort", "SystemSupport"]),
         // Reading recorded tracks (GPX, JSON coordinate lists). Parsing only: callers read the bytes.
         .target(name: "TrackFormats", dependencies: ["NavigationCore"]),
         // The edge: executes route requests over HTTP, custom providers.
@@ -61,7 +60,10 @@ let package = Package(
         // The socket protocol's messages: commands decoded from JSON lines, events and replies encoded. Pure.
         .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters"]),
         // A client of navd's socket: connect, hello, typed commands and replies, events as an AsyncSequence, reconnect.
-        .target(name: "NavdClient", dependencies: ["NavigationCore", "NavigationProtocol"]),
+        .target(name: "NavdClient", dependencies: ["NavigationCore", "NavigationProtocol", "SystemSupport"]),
+        // Threads, a condition lock and standard streams for the edges: what navd used Foundation for (Thread,
+        // NSCondition, FileHandle), so that nothing in navd links Foundation (FoundationEssentials is enough).
+        .target(name: "SystemSupport", dependencies: ["CNavdSystem"]),
         // Peer credentials (struct ucred) for the socket server; Glibc hides it behind _GNU_SOURCE.
         .target(name: "CNavdSystem"),
         // The daemon: navigation service, route calculation sessions, socket server, journal, config, sd_notify.
@@ -69,13 +71,12 @@ let package = Package(
             name: "NavigationDaemon",
             dependencies: [
                 "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
-                "CNavdSystem",
+                "CNavdSystem", "SystemSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -83,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "navd",
             dependencies: [
-                "NavigationDaemon", "NavctlCommands",
+                "NavigationDaemon", "NavctlCommands", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -94,7 +95,7 @@ let package = Package(
             dependencies: [
                 "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol", "NavdClient",
                 // replay runs the daemon's own loop logic over a recording.
-                "NavigationDaemon", "DriveReport",
+                "NavigationDaemon", "DriveReport", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -159,6 +160,7 @@ let package = Package(
             dependencies: [
                 "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // Golden recordings of real drives through navd, read by path (Fixtures/Recordings).
             exclude: ["Fixtures"]

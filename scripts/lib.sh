@@ -22,3 +22,13 @@ wait_for_http() {
     done
     return 1
 }
+
+# How navd is built for the vehicle (scripts/package) and measured (scripts/bench): release, the Swift runtime
+# linked in, every function and datum in its own section so that the linker drops what nothing calls, identical
+# code folded once, and no symbol table for dynamic linking (nothing loads navd's symbols). docs/performance.md
+# gives the sizes.
+NAVD_RELEASE_FLAGS=(
+    -c release --static-swift-stdlib
+    -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
+    -Xlinker --no-export-dynamic -Xlinker --icf=all
+)

@@ -2,6 +2,7 @@
 #include "navd_system.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stddef.h>
@@ -52,4 +53,11 @@ int navd_user_in_group(uint32_t uid, uint32_t gid, uint32_t group) {
     }
     free(groups);
     return member;
+}
+
+void navd_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof(truncated) - 1);
+    truncated[sizeof(truncated) - 1] = '\0';
+    pthread_setname_np(pthread_self(), truncated);
 }

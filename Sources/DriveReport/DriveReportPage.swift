@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// One self-contained HTML page for a recorded drive: no scripts, no fonts or images from anywhere else, so it
@@ -70,7 +71,7 @@ public enum DriveReportPage {
 
     static func clock(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded(.down))
-        return String(format: "%d:%02d.%d", whole / 60, whole % 60, Int((seconds - Double(whole)) * 10))
+        return String(cFormat: "%ld:%02ld.%ld", whole / 60, whole % 60, Int((seconds - Double(whole)) * 10))
     }
 
     static func timeline(_ log: DriveLog) -> String {

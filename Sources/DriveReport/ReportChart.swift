@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Fix accuracy (metres) and speed (m/s) against time, with the stretches navd called off route shaded and
 /// reroutes marked: where GNSS quality and navd's decisions meet.

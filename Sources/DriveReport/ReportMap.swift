@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// The drive drawn as SVG from the recording alone (no map tiles): every route, the raw and snapped tracks,

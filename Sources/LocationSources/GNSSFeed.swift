@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import Synchronization
 
@@ -24,8 +25,8 @@ public enum GNSSSourceStatus: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .connecting(let what): "connecting to \(what)"
         case .connected(let what): "connected to \(what)"
-        case .disconnected(let reason, let retry): "\(reason); retrying in \(String(format: "%.1f", retry)) s"
-        case .receiverLost(let silent): "receiver lost: no fix for \(String(format: "%.1f", silent)) s"
+        case .disconnected(let reason, let retry): "\(reason); retrying in \(String(cFormat: "%.1f", retry)) s"
+        case .receiverLost(let silent): "receiver lost: no fix for \(String(cFormat: "%.1f", silent)) s"
         case .receiverBack: "receiver back: fixes resumed"
         case .failed(let reason): "failed: \(reason)"
         case .finished: "end of input"

@@ -1,7 +1,9 @@
 import CGPSShim
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import NMEA
+import SystemSupport
 
 /// Fixes from gpsd through libgps. A dedicated thread runs `gps_waiting`/`gps_read` and hands copies of plain
 /// Swift values to the feed; NaN fields become nil; `fix.mode` decides validity (gpsd 3.22 leaves `status` at
@@ -41,9 +43,7 @@ public final class GpsdSource: Sendable {
 
     /// Starts the reader thread.
     public func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "navd-gpsd"
-        thread.start()
+        DetachedThread.start(name: "navd-gpsd") { [self] in run() }
     }
 
     /// Stops the reader thread (within about 0.1 s) and finishes the feed.
@@ -87,7 +87,7 @@ public final class GpsdSource: Sendable {
                 : navd_gps_read(connection, 100_000, &report)
             if observed, result == 1 {
                 let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                    .trimmingWhitespace
                 if !text.isEmpty { feed.yieldRaw(.gpsdJSON(text)) }
             }
             if result < 0 {

@@ -1,5 +1,6 @@
 import CSerialPort
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An open serial device the reader thread reads from.
 protocol SerialBackend: AnyObject {

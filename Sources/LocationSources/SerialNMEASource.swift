@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import NMEA
 
@@ -39,9 +40,7 @@ public final class SerialNMEASource: Sendable {
     }
 
     public func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "navd-serial"
-        thread.start()
+        DetachedThread.start(name: "navd-serial") { [self] in run() }
     }
 
     public func stop() { stopFlag.set() }
@@ -160,6 +159,7 @@ public final class SerialNMEASource: Sendable {
 }
 
 import Synchronization
+import SystemSupport
 
 /// Opening a device with one backend, for diagnostics and tests.
 public enum SerialProbe {

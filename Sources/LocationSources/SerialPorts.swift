@@ -1,5 +1,6 @@
 import CSerialPort
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A serial port as libserialport enumerates it, with what makes a GNSS receiver recognisable.
 public struct SerialPortInfo: Hashable, Sendable, Codable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Counts of what a parser has seen, for diagnostics ("garbage and bad checksums are dropped and counted").

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Reading NMEA field formats. Every reader returns nil for an empty or malformed field.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// The sentences a receiver sends per epoch, in its order: the shapes of real receivers, for tests and demos.
@@ -27,12 +28,12 @@ public enum NMEAWriter {
         case .withGST:
             let time = gga.split(separator: ",")[1]
             let sigma = fix.horizontalAccuracy / 1.5096
-            let gst = "GPGST,\(time),\(String(format: "%.1f", sigma)),,,,\(String(format: "%.2f", sigma)),\(String(format: "%.2f", sigma)),3.0"
+            let gst = "GPGST,\(time),\(String(cFormat: "%.1f", sigma)),,,,\(String(cFormat: "%.2f", sigma)),\(String(cFormat: "%.2f", sigma)),3.0"
             let hdop = max(0.5, NMEAAccuracy.hdop(forAccuracy68: fix.horizontalAccuracy))
-            let gsa = "GPGSA,A,3,01,03,06,11,14,17,19,22,,,,,\(String(format: "%.1f", hdop * 1.6)),\(String(format: "%.1f", hdop)),1.2"
+            let gsa = "GPGSA,A,3,01,03,06,11,14,17,19,22,,,,,\(String(cFormat: "%.1f", hdop * 1.6)),\(String(cFormat: "%.1f", hdop)),1.2"
             let knots = (fix.speed?.metersPerSecond ?? 0) / 0.514444
-            let course = fix.course.map { String(format: "%.1f", $0.degrees) } ?? ""
-            let vtg = "GPVTG,\(course),T,,M,\(String(format: "%.2f", knots)),N,\(String(format: "%.2f", knots * 1.852)),K,A"
+            let course = fix.course.map { String(cFormat: "%.1f", $0.degrees) } ?? ""
+            let vtg = "GPVTG,\(course),T,,M,\(String(cFormat: "%.2f", knots)),N,\(String(cFormat: "%.2f", knots * 1.852)),K,A"
             return [gga] + [gsa, gst].map(withChecksum) + [rmc] + [withChecksum(vtg)]
         }
     }
@@ -46,22 +47,22 @@ public enum NMEAWriter {
         let dayMillis = Int64((seconds * 1000).rounded()) % 86_400_000
         let (year, month, day) = ISO8601Timestamp.civilFromDays(Int64((seconds / 86_400).rounded(.down)))
         let time = String(
-            format: "%02d%02d%02d.%02d", Int(dayMillis / 3_600_000), Int(dayMillis / 60_000 % 60), Int(dayMillis / 1000 % 60),
+            cFormat: "%02ld%02ld%02ld.%02ld", Int(dayMillis / 3_600_000), Int(dayMillis / 60_000 % 60), Int(dayMillis / 1000 % 60),
             Int(dayMillis % 1000 / 10))
-        let dateField = String(format: "%02d%02d%02d", Int(day), Int(month), Int(year % 100))
+        let dateField = String(cFormat: "%02ld%02ld%02ld", Int(day), Int(month), Int(year % 100))
         let (lat, ns) = angle(fix.coordinate.latitude, degreesWidth: 2, positive: "N", negative: "S")
         let (lon, ew) = angle(fix.coordinate.longitude, degreesWidth: 3, positive: "E", negative: "W")
         let knots = (fix.speed?.metersPerSecond ?? 0) / 0.514444
-        let course = fix.course.map { String(format: "%.1f", $0.degrees) } ?? ""
+        let course = fix.course.map { String(cFormat: "%.1f", $0.degrees) } ?? ""
         let hdop = max(0.5, NMEAAccuracy.hdop(forAccuracy68: fix.horizontalAccuracy))
-        let rmc = "GPRMC,\(time),A,\(lat),\(ns),\(lon),\(ew),\(String(format: "%.2f", knots)),\(course),\(dateField),,,A"
-        let gga = "GPGGA,\(time),\(lat),\(ns),\(lon),\(ew),1,08,\(String(format: "%.1f", hdop)),10.0,M,18.0,M,,"
+        let rmc = "GPRMC,\(time),A,\(lat),\(ns),\(lon),\(ew),\(String(cFormat: "%.2f", knots)),\(course),\(dateField),,,A"
+        let gga = "GPGGA,\(time),\(lat),\(ns),\(lon),\(ew),1,08,\(String(cFormat: "%.1f", hdop)),10.0,M,18.0,M,,"
         return [rmc, gga].map { "$\($0)*\(checksum($0))" }
     }
 
     /// XOR of the bytes between `$` and `*`, as two upper-case hex digits.
     public static func checksum(_ body: String) -> String {
-        String(format: "%02X", body.utf8.reduce(0) { $0 ^ $1 })
+        String(cFormat: "%02X", UInt32(body.utf8.reduce(0) { $0 ^ $1 }))
     }
 
     /// `ddmm.mmmmmm` (or `dddmm.mmmmmm`) and the hemisphere letter.
@@ -73,7 +74,7 @@ public enum NMEAWriter {
             degrees += 1
             minutes = 0
         }
-        let text = String(format: "%0\(degreesWidth)d%09.6f", degrees, minutes)
+        let text = String(cFormat: "%0\(degreesWidth)ld%09.6f", degrees, minutes)
         return (text, value < 0 ? negative : positive)
     }
 }

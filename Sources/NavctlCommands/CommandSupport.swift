@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavdClient
 import NavigationCore
 import NavigationProtocol
+import SystemSupport
 
 /// An error navctl reports as one line on stderr.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -17,24 +19,24 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as ExitCode {
         throw error
     } catch {
-        FileHandle.standardError.write(Data("navctl: error: \(error)\n".utf8))
+        StandardStream.error.write("navctl: error: \(error)\n")
         throw ExitCode.failure
     }
 }
 
 /// Reads a file, or standard input for "-".
 func readInput(_ path: String) throws -> Data {
-    if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    if path == "-" { return Data(StandardStream.readInput()) }
     guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("cannot read \(path): no such file") }
     do {
         return try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-        throw CommandFailure("cannot read \(path): \(error.localizedDescription)")
+        throw CommandFailure("cannot read \(path): \(describeFileError(error))")
     }
 }
 
 func writeLine(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    StandardStream.output.write((text + "\n"))
 }
 
 /// JSON as navctl writes it: sorted keys (same input, same bytes), slashes unescaped.
@@ -47,7 +49,7 @@ func makeJSONEncoder(pretty: Bool) -> JSONEncoder {
 extension GeographicCoordinate: ExpressibleByArgument {
     /// Parses `LAT,LON` in decimal degrees.
     public init?(argument: String) {
-        let parts = argument.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = argument.split(separator: ",").map { $0.trimmingWhitespace }
         guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else { return nil }
         self.init(latitude: lat, longitude: lon)
         guard isValid else { return nil }

@@ -1,9 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import LocationSources
 import NavigationCore
 import NMEA
 import TrackFormats
+import SystemSupport
 
 struct GNSSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -109,7 +111,7 @@ struct GNSSCommand: AsyncParsableCommand {
             let watchdog = Task { await feed.watchSilence(timeout: timeout) }
             let statusTask = Task {
                 for await status in feed.statuses {
-                    FileHandle.standardError.write(Data("gnss: \(status)\n".utf8))
+                    StandardStream.error.write("gnss: \(status)\n")
                 }
             }
             let deadline = duration.map { Date().addingTimeInterval($0) }
@@ -144,7 +146,7 @@ struct GNSSCommand: AsyncParsableCommand {
         if ports.isEmpty { writeLine("no serial ports") }
         for port in ports {
             var details = [port.transport]
-            if let vid = port.usbVendorID, let pid = port.usbProductID { details.append(String(format: "%04x:%04x", vid, pid)) }
+            if let vid = port.usbVendorID, let pid = port.usbProductID { details.append(String(cFormat: "%04lx:%04lx", vid, pid)) }
             details += [port.manufacturer, port.product, port.serialNumber.map { "serial \($0)" }].compactMap { $0 }
             let verdict = port.gnssMatch.map { "  ← GNSS receiver? \($0)" } ?? ""
             writeLine("\(port.path)  \(port.description ?? "")  [\(details.joined(separator: ", "))]\(verdict)")
@@ -161,15 +163,15 @@ struct GNSSCommand: AsyncParsableCommand {
             let mode = q.mode == .threeDimensional ? "3D" : "2D"
             var parts = [
                 ISO8601Timestamp.format(l.timestamp), mode,
-                String(format: "%.6f, %.6f", l.coordinate.latitude, l.coordinate.longitude),
-                String(format: "±%.1f m", l.horizontalAccuracy),
+                String(cFormat: "%.6f, %.6f", l.coordinate.latitude, l.coordinate.longitude),
+                String(cFormat: "±%.1f m", l.horizontalAccuracy),
             ]
-            if let speed = l.speed { parts.append(String(format: "%.1f m/s", speed.metersPerSecond)) }
-            if let course = l.course { parts.append(String(format: "%.0f°", course.degrees)) }
+            if let speed = l.speed { parts.append(String(cFormat: "%.1f m/s", speed.metersPerSecond)) }
+            if let course = l.course { parts.append(String(cFormat: "%.0f°", course.degrees)) }
             if let used = q.satellitesUsed { parts.append("sats \(used)" + (q.satellitesInView.map { "/\($0)" } ?? "")) }
-            if let hdop = q.hdop { parts.append(String(format: "hdop %.1f", hdop)) }
-            if let signal = q.averageSignalStrength { parts.append(String(format: "%.0f dB-Hz", signal)) }
-            parts.append(String(format: "age %.1f s", max(0, Date().timeIntervalSince(l.timestamp))))
+            if let hdop = q.hdop { parts.append(String(cFormat: "hdop %.1f", hdop)) }
+            if let signal = q.averageSignalStrength { parts.append(String(cFormat: "%.0f dB-Hz", signal)) }
+            parts.append(String(cFormat: "age %.1f s", max(0, Date().timeIntervalSince(l.timestamp))))
             return parts.joined(separator: "  ")
         }
     }

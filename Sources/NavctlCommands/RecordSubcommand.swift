@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import NavigationProtocol
 
@@ -34,7 +35,7 @@ struct RecordSubcommand: AsyncParsableCommand {
                     writeLine("navd was not recording")
                 } else {
                     let megabytes = Double(reply.bytes ?? 0) / 1_048_576
-                    writeLine("recorded \(String(format: "%.1f", reply.seconds ?? 0)) s, \(String(format: "%.2f", megabytes)) MB: \(files.joined(separator: " "))")
+                    writeLine("recorded \(String(cFormat: "%.1f", reply.seconds ?? 0)) s, \(String(cFormat: "%.2f", megabytes)) MB: \(files.joined(separator: " "))")
                 }
             case .status:
                 if reply.recording {

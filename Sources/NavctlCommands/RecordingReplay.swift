@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationDaemon
+import SystemSupport
 
 extension ReplayCommand {
     /// `navctl replay RECORDING [--diff]`: the daemon's loop over a recording.
@@ -27,13 +29,13 @@ extension ReplayCommand {
             return
         }
         guard diff else {
-            FileHandle.standardOutput.write(Data(result.replayed.map { $0 + "\n" }.joined().utf8))
+            StandardStream.output.write(result.replayed.map { $0 + "\n" }.joined())
             return
         }
         let driven = Self.recordedSeconds(texts)
-        let speed = seconds > 0 && driven > 0 ? String(format: ", %.0f× real time", driven / seconds) : ""
+        let speed = seconds > 0 && driven > 0 ? String(cFormat: ", %.0f× real time", driven / seconds) : ""
         guard let index = result.firstDifference else {
-            writeLine("identical: \(result.replayed.count) lines from \(result.inputs) inputs (\(String(format: "%.1f", driven)) s recorded, replayed in \(String(format: "%.2f", seconds)) s\(speed))")
+            writeLine("identical: \(result.replayed.count) lines from \(result.inputs) inputs (\(String(cFormat: "%.1f", driven)) s recorded, replayed in \(String(cFormat: "%.2f", seconds)) s\(speed))")
             return
         }
         writeLine("differs at output line \(index + 1) of \(result.recorded.count) recorded, \(result.replayed.count) replayed:")
@@ -46,7 +48,7 @@ extension ReplayCommand {
     static func recordedSeconds(_ texts: [String]) -> Double {
         guard let last = texts.last else { return 0 }
         for line in last.split(separator: "\n").reversed() where line.hasPrefix("{\"rec\":") {
-            if let range = line.range(of: "\"t\":") {
+            if let range = line.firstRange(of: "\"t\":") {
                 let digits = line[range.upperBound...].prefix { "0123456789.eE-+".contains($0) }
                 if let value = Double(digits) { return value }
             }

@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import LocationSources
 import TrackFormats
+import SystemSupport
 
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,10 +68,10 @@ struct ReplayCommand: AsyncParsableCommand {
                     output += String(decoding: try encoder.encode(TripStateRecord(state, time: time)), as: UTF8.self) + "\n"
                 case .rejected(let fix, let reason):
                     // Not a trip state: the fix changed nothing. Said on stderr so stdout stays one state per line.
-                    FileHandle.standardError.write(Data("navctl: rejected the fix at \(ISO8601Timestamp.format(fix.timestamp)): \(reason.explanation)\n".utf8))
+                    StandardStream.error.write("navctl: rejected the fix at \(ISO8601Timestamp.format(fix.timestamp)): \(reason.explanation)\n")
                 }
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            StandardStream.output.write(output)
         }
     }
 }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import DriveReport
-import Foundation
+import NavigationCore
+import FoundationEssentials
+import Glibc
+import SystemSupport
 
 /// `navctl report RECORDING -o report.html`: one self-contained HTML page for a recorded drive.
 struct ReportCommand: AsyncParsableCommand {
@@ -34,19 +37,19 @@ struct ReportCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure("\(recording[0]): \(error)")
             }
-            let name = (recording[0] as NSString).lastPathComponent
+            let name = PathText.lastComponent(of: recording[0])
             let html = DriveReportPage.html(log, title: title ?? "Drive report: \(name)")
             if output == "-" {
-                FileHandle.standardOutput.write(Data(html.utf8))
+                StandardStream.output.write(html)
             } else {
                 do {
                     try Data(html.utf8).write(to: URL(fileURLWithPath: output))
                 } catch {
-                    throw CommandFailure("cannot write \(output): \(error.localizedDescription)")
+                    throw CommandFailure("cannot write \(output): \(describeFileError(error))")
                 }
                 let summary = DriveSummary(log)
-                FileHandle.standardError.write(Data(
-                    "wrote \(output): \(summary.routes) route(s), \(summary.reroutes) reroute(s), \(summary.fixes) fixes, \(html.utf8.count / 1024) KB\n".utf8))
+                StandardStream.error.write(
+                    "wrote \(output): \(summary.routes) route(s), \(summary.reroutes) reroute(s), \(summary.fixes) fixes, \(html.utf8.count / 1024) KB\n")
             }
         }
     }

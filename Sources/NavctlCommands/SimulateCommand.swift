@@ -1,8 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import NMEA
 import TrackFormats
+import SystemSupport
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -53,7 +55,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 let encoder = makeJSONEncoder(pretty: false)
                 for fix in fixes { output += String(decoding: try encoder.encode(fix), as: UTF8.self) + "\n" }
             }
-            FileHandle.standardOutput.write(Data(output.utf8))
+            StandardStream.output.write(output)
         }
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import SystemSupport
 
 /// The terminal the live view draws on: the alternate screen is not used, so the last picture stays after exit.
 enum TerminalScreen {
@@ -29,6 +31,6 @@ enum TerminalScreen {
     }
 
     private static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStream.output.write(text)
     }
 }

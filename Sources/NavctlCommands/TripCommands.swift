@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavdClient
 import NavigationCore
 import NavigationProtocol
@@ -80,7 +81,7 @@ struct NavigateSubcommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             var avoided: Set<RouteOptions.Avoid> = []
-            for item in (avoid ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            for item in (avoid ?? "").split(separator: ",").map({ $0.trimmingWhitespace }) where !item.isEmpty {
                 guard let parsed = RouteOptions.Avoid(rawValue: item) else {
                     throw CommandFailure("--avoid: '\(item)' is not one of \(RouteOptions.Avoid.allCases.map(\.rawValue).joined(separator: ", "))")
                 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// A Unix stream socket read and written as lines (blocking; one reader, any number of writers).

@@ -1,7 +1,10 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import NavigationCore
 import NavigationProtocol
 import Synchronization
+import SystemSupport
 
 /// What can go wrong talking to navd, each a sentence a person can act on.
 public enum NavdClientError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -87,9 +90,7 @@ public final class NavdConnection: Sendable {
         self.socket = socket
         self.hello = hello
         (events, eventContinuation) = AsyncStream.makeStream(of: EventMessage.self, bufferingPolicy: .unbounded)
-        let thread = Thread { [self] in readUntilClosed() }
-        thread.name = "navd client"
-        thread.start()
+        DetachedThread.start(name: "navd client") { [self] in readUntilClosed() }
     }
 
     deinit { socket.close() }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationProtocol
 
 /// What a long-lived client sees: each (re)connection's hello, the events, and each loss of the connection.

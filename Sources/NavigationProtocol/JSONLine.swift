@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Writing and reading the protocol's lines: one JSON object per line, `type` first.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Turns a route query into an HTTP request value. Pure: it performs no I/O.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOCore
 import RouteAdapters
 import Synchronization

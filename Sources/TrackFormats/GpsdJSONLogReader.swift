@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Reads gpsd JSON logs (`gpspipe -w` output): one JSON object per line; TPV reports become readings, every other

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Reads a track of fixes for replay: JSON Lines of ``UserLocation`` (what `navctl simulate` writes), or GPX.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// One point of a recorded track.
@@ -110,7 +111,7 @@ public enum TrackReader {
                 case .text(let text) where timeText != nil:
                     timeText! += text
                 case .end("time") where timeText != nil:
-                    current?.point.timestamp = ISO8601Timestamp.parse(timeText!.trimmingCharacters(in: .whitespacesAndNewlines))
+                    current?.point.timestamp = ISO8601Timestamp.parse(timeText!.trimmingWhitespace)
                     timeText = nil
                 case .end(let name) where ["trkpt", "rtept", "wpt"].contains(name):
                     if let point = current { points.append(point) }
@@ -145,6 +146,6 @@ public enum TrackReader {
     }
 
     static func textPrefix(_ data: Data) -> String {
-        String(decoding: data.prefix(40), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+        String(decoding: data.prefix(40), as: UTF8.self).replacing("\n", with: " ")
     }
 }

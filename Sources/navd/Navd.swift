@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationDaemon
+import SystemSupport
 
 struct Navd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +24,7 @@ struct Run: AsyncParsableCommand {
         do {
             try await NavdDaemon.run(configPath: config)
         } catch {
-            FileHandle.standardError.write(Data("navd: \(error)\n".utf8))
+            StandardStream.error.write("navd: \(error)\n")
             throw ExitCode(1)
         }
     }
@@ -41,7 +43,7 @@ struct CheckConfig: ParsableCommand {
             print("\(file): OK")
             print(ConfigSummary.describe(config))
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            StandardStream.error.write("\(error)\n")
             throw ExitCode(1)
         }
     }

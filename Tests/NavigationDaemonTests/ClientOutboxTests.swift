@@ -17,15 +17,26 @@ import Testing
         }
     }
 
-    @Test func aNewerTripStateReplacesAQueuedOneButInstructionsAreKept() async {
+    /// Behind (four messages waiting), a client gets the newest trip_state in place of a queued one; instructions
+    /// are kept.
+    @Test func aClientBehindGetsTheNewestTripStateButEveryInstruction() async {
         let outbox = ClientOutbox(limit: 100)
-        for n in 1...5 { outbox.enqueue(Self.event(.tripState, n)) }
-        outbox.enqueue(Self.event(.instruction, 6))
-        outbox.enqueue(Self.event(.tripState, 7))
-        outbox.enqueue(Self.event(.instruction, 8))
+        for n in 1...6 { outbox.enqueue(Self.event(.tripState, n)) }
+        outbox.enqueue(Self.event(.instruction, 7))
+        outbox.enqueue(Self.event(.tripState, 8))
+        outbox.enqueue(Self.event(.instruction, 9))
         let delivered = Self.lines(outbox.take())
-        #expect(delivered.map { $0["seq"]!.doubleValue! } == [6, 7, 8])
-        #expect(outbox.droppedCount == 5)
+        #expect(delivered.map { $0["seq"]!.doubleValue! } == [1, 2, 3, 7, 8, 9])
+        #expect(outbox.droppedCount == 3)
+    }
+
+    /// A client that keeps up gets two trip_states published back to back (a tick's and a fix's) without a gap.
+    @Test func aClientKeepingUpGetsEveryTripState() async {
+        let outbox = ClientOutbox(limit: 100)
+        outbox.enqueue(Self.event(.tripState, 1))
+        outbox.enqueue(Self.event(.tripState, 2))
+        #expect(Self.lines(outbox.take()).map { $0["seq"]!.doubleValue! } == [1, 2])
+        #expect(outbox.droppedCount == 0)
     }
 
     @Test func overflowingEndsWithOneSlowClientErrorAndRefusesMore() async {

@@ -75,10 +75,10 @@ import Testing
         Bad(text: "[[routing.fallback]]\nengine = \"bing\"\nurl = \"http://h\"", key: "routing.fallback[0].engine", says: "must be one of"),
         Bad(text: "[routing]\nfallback = \"osrm\"", key: "routing.fallback", says: "array of tables"),
         Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
-        // Found by fuzzing: toml++ aborts the process on these instead of reporting them (Fuzz/Regressions/FuzzConfig).
-        Bad(text: "[gnss]\n[ {\n", key: nil, says: "line 2: a table name must start with"),
-        Bad(text: "[\u{CD}gnss]", key: nil, says: "line 1: a table name must start with"),
-        Bad(text: "[[ {", key: nil, says: "line 1"),
+        // Found by fuzzing when navd used toml++, which aborted the process on these (Fuzz/Regressions/FuzzConfig).
+        Bad(text: "[gnss]\n[ {\n", key: nil, says: "line 2, column 3: expected a key, found '{'"),
+        Bad(text: "[\u{CD}gnss]", key: nil, says: "line 1, column 2: expected a key, found 'Í'"),
+        Bad(text: "[[ {", key: nil, says: "line 1, column 4"),
     ]
 
     @Test(arguments: bad)

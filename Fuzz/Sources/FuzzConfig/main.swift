@@ -1,7 +1,7 @@
 import FuzzDriver
 import NavigationDaemon
 
-/// A navd.toml through the loader: TOML parsing (toml++ through TOMLKit) and every key's check. Every
+/// A navd.toml through the loader: TOML parsing (navd's TOMLParser) and every key's check. Every
 /// rejection must name at least one problem with a message.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

@@ -22,4 +22,7 @@ int navd_sd_notify(const char *socket_path, const char *message);
 /// Returns 1, 0, or -1 when the user is unknown.
 int navd_user_in_group(uint32_t uid, uint32_t gid, uint32_t group);
 
+/// Names the calling thread (Linux keeps 15 bytes), as `top -H` and `ps -L` show it.
+void navd_set_thread_name(const char *name);
+
 #endif

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turn-by-turn navigation along one route: pure and deterministic. It takes the previous trip state and a fix
 /// and returns the next state; it performs no I/O, reads no clock (time comes from the fixes) and draws no

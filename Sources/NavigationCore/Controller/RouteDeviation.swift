@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where the vehicle is relative to the route, as reported in every navigating state.
 public enum RouteDeviation: Hashable, Sendable {

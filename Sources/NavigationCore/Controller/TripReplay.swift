@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Dead reckoning through a GNSS outage: when predictions start, how long they go on, and what speed they use.
 /// The daemon predicts on its tick; ``TripReplay`` predicts at the same moments in fix time.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where the trip stands after a fix.
 public enum TripState: Sendable {

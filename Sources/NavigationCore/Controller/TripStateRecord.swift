@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One trip state as a JSON object: what `navctl replay` prints per fix (docs/replay-format.md).
 /// Field names and meanings match the daemon's `trip_state` event.

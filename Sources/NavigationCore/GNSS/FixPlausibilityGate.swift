@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Rejects fixes that cannot be the vehicle's position before they reach the controller: a time that goes back or
 /// repeats, or a jump that implies an impossible speed from the last accepted fix (a teleport: a multipath ghost, a

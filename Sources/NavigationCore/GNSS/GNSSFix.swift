@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What kind of solution the receiver has.
 public enum GNSSFixMode: Int, Hashable, Sendable, Codable, Comparable {

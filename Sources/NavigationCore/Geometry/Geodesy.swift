@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Distances and directions on the Earth, modelled as a sphere of the mean radius.
 ///

@@ -1,9 +1,13 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// "at stepAdvance.or[0]: unknown 'distance' (expected one of ...)" rather than Foundation's dump.
 public func describeDecodingError(_ error: DecodingError) -> String {
     func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        var text = Substring(keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined())
+        while text.first == "." { text = text.dropFirst() }
+        while text.last == "." { text = text.dropLast() }
+        return String(text)
     }
     switch error {
     case .dataCorrupted(let context):

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// ISO 8601 UTC timestamps with millisecond precision, e.g. `2026-11-21T06:08:10.250Z`.
 ///

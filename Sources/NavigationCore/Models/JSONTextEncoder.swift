@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Encodes any `Encodable` straight to JSON text: the same bytes as ``JSONValueEncoder`` followed by
 /// ``JSONText/append(_:into:)`` (keys sorted, nil optionals left out, dates as ISO 8601 UTC strings), without

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Encodes any `Encodable` straight into a ``JSONValue`` (no bytes in between), as the protocol's typed
 /// messages are written: optionals that are nil are left out, dates are ISO 8601 UTC strings

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Direction of travel over the ground.
 public struct CourseOverGround: Hashable, Sendable, Codable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Generates fixes along a line, as a GNSS receiver in a vehicle driving it would report them. Pure and
 /// deterministic: the same parameters and seed give the same fixes.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A deterministic random number generator (SplitMix64): the same seed always gives the same sequence, so
 /// simulations are reproducible. The core never uses the system's random source.

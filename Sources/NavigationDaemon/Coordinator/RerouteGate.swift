@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Decides whether an off-route vehicle may request a reroute now. Pure: time comes from the fixes.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// This boot's identity and age, read from the kernel: the clock a journal's age is measured with when navd
 /// restarts within one boot, unaffected by the wall clock being set (NTP, GNSS) or going back.
@@ -6,12 +7,12 @@ public enum BootClock {
     /// The kernel's random id for this boot, or nil where it cannot be read. The shipped unit passes it as
     /// `NAVD_BOOT_ID=%b`, because its `ProcSubset=pid` hides /proc/sys from navd.
     public static func bootId(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let id = environment["NAVD_BOOT_ID"]?.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty {
-            return id.replacingOccurrences(of: "-", with: "")
+        if let id = environment["NAVD_BOOT_ID"]?.trimmingWhitespace, !id.isEmpty {
+            return id.replacing("-", with: "")
         }
         guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else { return nil }
         // The kernel writes it with dashes, systemd's %b without: one form, so that both compare equal.
-        let id = text.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "-", with: "")
+        let id = text.trimmingWhitespace.replacing("-", with: "")
         return id.isEmpty ? nil : id
     }
 

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
+import SystemSupport
 
 /// Writes the trip journal on its own thread, so that the navigation loop never waits for a disk: an fsync on a
 /// vehicle's SD card can take seconds, and the loop handles fixes and pings systemd's watchdog (WatchdogSec=10s).
@@ -14,7 +16,7 @@ public final class JournalWriter: @unchecked Sendable {
     private let journal: TripJournal
     private let logger: Logger
     // `condition` guards `pending`, `writing`, `finishing` and `finished`.
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var pending: Operation?
     private var writing = false
     private var finishing = false
@@ -26,9 +28,7 @@ public final class JournalWriter: @unchecked Sendable {
     public init(journal: TripJournal, logger: Logger) {
         self.journal = journal
         self.logger = logger
-        let thread = Thread { [self] in writeUntilFinished() }
-        thread.name = "navd journal"
-        thread.start()
+        DetachedThread.start(name: "navd journal") { [self] in writeUntilFinished() }
     }
 
     /// Hands `operation` to the writer and returns at once; it replaces any operation not yet started.

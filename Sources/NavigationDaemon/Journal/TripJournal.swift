@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// The trip journal on disk. Saves are atomic: the record is written to a temporary file in the same
@@ -117,13 +118,13 @@ public struct TripJournal: Sendable {
     }
 
     private func moveAside(reason: String) -> Loaded {
-        let stamp = ISO8601Timestamp.format(Date()).replacingOccurrences(of: ":", with: "")
+        let stamp = ISO8601Timestamp.format(Date()).replacing(":", with: "")
         let target = "\(path).corrupt-\(stamp)"
         return rename(path, target) == 0 ? .corrupt(reason: reason, movedTo: target) : .corrupt(reason: reason, movedTo: nil)
     }
 
     private func writeAtomically(_ data: Data) throws {
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(of: path).isEmpty ? "." : PathText.deletingLastComponent(of: path)
         let temporary = "\(path).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw JournalError(operation: "create \(temporary)", errno: errno) }

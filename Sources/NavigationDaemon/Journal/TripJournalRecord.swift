@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// What the journal holds: enough to resume a trip after a restart. JSON, see docs/daemon.md.

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import NavigationCore
 import Synchronization
+import SystemSupport
 
 /// Log level names as written in the config file.
 public enum LogLevelName {
@@ -38,7 +40,7 @@ public struct JournaldLogHandler: LogHandler {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let line = Self.line(
             level: event.level, message: event.message.description, metadata: merged.mapValues { "\($0)" }, format: format, time: Date())
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStream.error.write(line)
     }
 
     /// One log line, ending in a newline and containing no other: journald reads a priority prefix at the start of
@@ -55,7 +57,7 @@ public struct JournaldLogHandler: LogHandler {
         for key in metadata.keys.sorted() {
             let value = escaped(metadata[key]!)
             let quoted = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" }
-            line += " \(escaped(key))=" + (quoted ? "\"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"" : value)
+            line += " \(escaped(key))=" + (quoted ? "\"\(value.replacing("\"", with: "\\\""))\"" : value)
         }
         return line + "\n"
     }

@@ -1,10 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import LocationSources
 import NavigationCore
 import NavigationProtocol
 import RouteAdapters
 import RouteClient
+import SystemSupport
 
 /// Writes one recording (docs/recording.md): JSON Lines streamed to disk as they happen. Callers on any thread
 /// append to a buffer and return at once; a writer thread writes it out at least every ``flushInterval``, so a
@@ -47,7 +49,7 @@ public final class FlightRecorder: @unchecked Sendable {
     private let stem: String
 
     // `condition` guards everything below.
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var buffer: [UInt8] = []
     private var serialLine: [UInt8] = []
     private var stopping = false
@@ -68,7 +70,7 @@ public final class FlightRecorder: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(atPath: limits.directory, withIntermediateDirectories: true)
         } catch {
-            throw CannotRecord(description: "cannot create the recording directory \(limits.directory): \(error.localizedDescription)")
+            throw CannotRecord(description: "cannot create the recording directory \(limits.directory): \(describeFileError(error))")
         }
         var stem = "drive-" + Self.fileTime(createdAt)
         var suffix = 1
@@ -88,9 +90,7 @@ public final class FlightRecorder: @unchecked Sendable {
         header["format"] = .number(Double(RecordingCodec.formatVersion))
         header["created"] = .string(ISO8601Timestamp.format(createdAt))
         buffer = JSONLine.serialize(header, leading: Self.leadingKeys)
-        let thread = Thread { [self] in writeUntilStopped() }
-        thread.name = "navd recorder"
-        thread.start()
+        DetachedThread.start(name: "navd recorder") { [self] in writeUntilStopped() }
     }
 
     /// Seconds since the recording started (monotonic).
@@ -183,7 +183,7 @@ public final class FlightRecorder: @unchecked Sendable {
     private func writeUntilStopped() {
         condition.lock()
         while true {
-            if buffer.isEmpty, !stopping { _ = condition.wait(until: Date().addingTimeInterval(Self.flushInterval)) }
+            if buffer.isEmpty, !stopping { condition.wait(seconds: Self.flushInterval) }
             let chunk = buffer
             buffer.removeAll(keepingCapacity: true)
             let last = stopping
@@ -253,7 +253,7 @@ public final class FlightRecorder: @unchecked Sendable {
         }
         files.append(next)
         let header = JSONLine.serialize(
-            ["rec": "continued", "part": .number(Double(part)), "from": .string((files[files.count - 2] as NSString).lastPathComponent),
+            ["rec": "continued", "part": .number(Double(part)), "from": .string(PathText.lastComponent(of: files[files.count - 2])),
              "t": .number((elapsed * 1e6).rounded() / 1e6)],
             leading: Self.leadingKeys)
         writeOut(header)
@@ -287,7 +287,7 @@ public final class FlightRecorder: @unchecked Sendable {
     }
 
     static func fileTime(_ date: Date) -> String {
-        ISO8601Timestamp.format(date).filter { $0 != "-" && $0 != ":" }.split(separator: ".").first.map { String($0).replacingOccurrences(of: "Z", with: "") + "Z" } ?? "recording"
+        ISO8601Timestamp.format(date).filter { $0 != "-" && $0 != ":" }.split(separator: ".").first.map { String($0).replacing("Z", with: "") + "Z" } ?? "recording"
     }
 }
 
@@ -301,7 +301,7 @@ public enum ConfigRedaction {
             // Secrets inside URLs: whatever HTTPRequestSpec would keep out of logs.
             for url in quotedStrings(line) where url.contains("://") {
                 for secret in HTTPRequestSpec(method: .get, url: url).secrets {
-                    line = line.replacingOccurrences(of: secret, with: "***")
+                    line = line.replacing(secret, with: "***")
                 }
             }
             // `api_key = "…"`: a key named like a secret.

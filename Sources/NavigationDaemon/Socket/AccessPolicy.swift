@@ -1,5 +1,6 @@
 import CNavdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The peer at the other end of a connection, from SO_PEERCRED (set by the kernel, so it cannot be forged).
 public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {

@@ -3,8 +3,9 @@ import NavigationProtocol
 import Synchronization
 
 /// The messages waiting to be written to one client. The navigation loop only ever enqueues (never waits), so
-/// a client that stops reading cannot slow it down. A newer `trip_state` replaces a queued one (stale positions
-/// are worth nothing); every other message is kept. When more than `limit` messages are queued the client is
+/// a client that stops reading cannot slow it down. For a client that is behind (``behindAfter`` messages
+/// waiting), a newer `trip_state` replaces a queued one (stale positions are worth nothing); a client that keeps
+/// up gets every event, even two published a microsecond apart. Every other message is kept. When more than `limit` messages are queued the client is
 /// too slow: the queue is dropped, a final `slow_client` error is queued, and the connection closes after it.
 ///
 /// The writer is woken, not polled: the first message queued after the writer found the queue empty calls the
@@ -44,6 +45,8 @@ public final class ClientOutbox: Sendable {
 
     public let limit: Int
     private let state = Mutex(State())
+    /// Messages waiting from which a client counts as behind.
+    public static let behindAfter = 4
 
     public init(limit: Int) {
         self.limit = limit
@@ -80,7 +83,9 @@ public final class ClientOutbox: Sendable {
     public func enqueue(line: [UInt8], eventType: EventType?) -> Bool {
         let (wake, accepted) = state.withLock { state -> ((@Sendable () -> Void)?, Bool) in
             guard !state.closing else { return (nil, false) }
-            if let type = eventType, type.isReplaceable, let index = state.queue.lastIndex(where: { $0.replaceable == type }) {
+            if let type = eventType, type.isReplaceable, state.queue.count >= Self.behindAfter,
+                let index = state.queue.lastIndex(where: { $0.replaceable == type })
+            {
                 state.queue.remove(at: index)
                 state.dropped += 1
             }

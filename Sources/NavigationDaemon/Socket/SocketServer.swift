@@ -1,5 +1,6 @@
 import CNavdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import NavigationCore
 import NavigationProtocol
@@ -45,7 +46,7 @@ public final class SocketServer: Service, Sendable {
         let path = settings.path
         let limit = settings.maxLineLength
         try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: PathText.deletingLastComponent(of: path), withIntermediateDirectories: true)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             // A client may send its commands and shut down its side; its answers are still written.

@@ -1,5 +1,6 @@
 import CNavdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// sd_notify without libsystemd: datagrams such as `READY=1` to the socket named by `$NOTIFY_SOCKET`

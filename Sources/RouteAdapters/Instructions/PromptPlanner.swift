@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Plans banners and voice prompts for routes whose server sent none, so that navigation over plain OSRM

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Parses every flavour of the OSRM response family into routes: plain OSRM, Valhalla's OSRM format
@@ -95,11 +96,13 @@ public struct OSRMResponseParser: RouteResponseParser {
 
     /// The `<title>` of an HTML page, or its first characters, for error messages.
     public static func htmlSummary(_ data: Data) -> String {
-        let text = String(decoding: data.prefix(4096), as: UTF8.self)
-        if let start = text.range(of: "<title>", options: .caseInsensitive),
-            let end = text.range(of: "</title>", options: .caseInsensitive, range: start.upperBound..<text.endIndex)
+        // ASCII case folding is enough to find the tags; the title's own bytes are kept as they are.
+        let bytes = Array(data.prefix(4096))
+        let folded = bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+        if let start = folded.firstRange(of: Array("<title>".utf8)),
+            let end = folded[start.upperBound...].firstRange(of: Array("</title>".utf8))
         {
-            return textExcerpt(Array(text[start.upperBound..<end.lowerBound].utf8))
+            return textExcerpt(Array(bytes[start.upperBound..<end.lowerBound]))
         }
         return textExcerpt(data)
     }

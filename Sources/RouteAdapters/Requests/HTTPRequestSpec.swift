@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// An HTTP request as a value: what a request generator returns and the HTTP executor at the edge performs.
@@ -50,7 +51,7 @@ public struct HTTPRequestSpec: Hashable, Sendable {
 
     /// `text` with every one of ``secrets`` replaced by `***`.
     public func scrubbed(_ text: String) -> String {
-        secrets.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
+        secrets.sorted { $0.count > $1.count }.reduce(text) { $0.replacing($1, with: "***") }
     }
 
     /// `url` fit for logs and messages: user and password removed, every query value replaced by `***`
@@ -105,11 +106,24 @@ func makeURL(base: String, path: String, query: [URLQueryItem] = []) throws(Rout
     return url
 }
 
-/// Percent-encodes a query component, keeping the characters OSRM-style APIs use unencoded (`,` `;` `.` `-`).
+/// Percent-encodes a query component: ASCII letters and digits and the characters OSRM-style APIs use unencoded
+/// (`-` `.` `_` `~` `,` `;`) stay as they are, every other byte of the UTF-8 is `%XX`.
 func percentEncode(_ text: String) -> String {
-    var allowed = CharacterSet.alphanumerics
-    allowed.insert(charactersIn: "-._~,;")
-    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    let kept = Set("-._~,;".utf8)
+    let hex = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count)
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            out.append(byte)
+        case _ where kept.contains(byte):
+            out.append(byte)
+        default:
+            out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
 }
 
 /// Encodes a JSON value with sorted keys: the same request always gives the same bytes.
@@ -126,5 +140,5 @@ func osrmCoordinateList(_ coordinates: [GeographicCoordinate]) -> String {
 }
 
 func fixed6(_ value: Double) -> String {
-    String(format: "%.6f", value)
+    String(cFormat: "%.6f", value)
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Builds OSRM `/route/v1/{profile}/{coordinates}` requests: steps, full overview, polyline6 geometry,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// What to route: from the vehicle's current fix through the waypoints, with per-request engine options.

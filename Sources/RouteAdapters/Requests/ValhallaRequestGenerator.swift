@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NavigationCore
 
 /// Builds Valhalla `/route` requests that answer in OSRM format with banner and voice instructions.
