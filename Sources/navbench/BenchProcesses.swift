@@ -47,9 +47,13 @@ final class BenchProcess: @unchecked Sendable {
     }
 
     /// Resident memory now, in MB (VmRSS).
-    var residentMegabytes: Double {
+    var residentMegabytes: Double { statusMegabytes("VmRSS") }
+
+    /// One of /proc/PID/status's memory lines in MB: `RssAnon` (heap, stacks: memory only this process holds),
+    /// `RssFile` (pages of the binary and libraries mapped from the page cache, shared and reclaimable).
+    func statusMegabytes(_ field: String) -> Double {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("\(field):") } ?? ""
         let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
         return kilobytes / 1024
     }

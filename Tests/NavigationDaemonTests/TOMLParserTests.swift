@@ -96,6 +96,8 @@ import Testing
         Mistake(text: "a = 1__0", line: 1, column: 5, says: "not a TOML value"),
         Mistake(text: "x = { a = 1 }\nx.b = 2", line: 2, column: 8, says: "cannot take more keys"),
         Mistake(text: "= 1", line: 1, column: 1, says: "expected a key"),
+        Mistake(text: "a = " + String(repeating: "[", count: 200), line: 1, column: 133, says: "nested deeper than 128"),
+        Mistake(text: "[" + Array(repeating: "a", count: 200).joined(separator: ".") + "]", line: 1, column: 257, says: "more than 128 parts"),
     ])
     func mistakesAreRefusedWithTheirPlace(_ mistake: Mistake) {
         #expect {

@@ -35,6 +35,10 @@ struct PackageLifecycleTests {
         // No Swift runtime on the vehicle: every library the binaries load is on the system.
         let libraries = try system.must("ldd /usr/bin/navd /usr/bin/navctl")
         #expect(!libraries.contains("not found") && !libraries.contains("libswift"), "\(libraries)")
+        // Nor Foundation or ICU inside it (FoundationEssentials carries what navd uses): no type of the Foundation
+        // module, no ICU data. A navd that linked Foundation held both (6 and 1 of these markers).
+        #expect(try system.run("grep -c -a 10Foundation /usr/bin/navd").trimmed == "0")
+        #expect(try system.run("grep -c -a icudt /usr/bin/navd").trimmed == "0")
         #expect(try system.must("navd --version").trimmingCharacters(in: .whitespacesAndNewlines) == String(try SystemFixtures.packageVersion().split(separator: "-")[0]))
         #expect(try system.must("navd check-config /etc/navd/navd.toml; echo status=$?").contains("status=0"))
         // Nothing is enabled or started that the administrator did not ask for.

@@ -62,6 +62,10 @@ enum TOMLParser {
         let root = Table(origin: .header)
         /// Where `key = value` lines go: the last header's table.
         var current: Table
+        /// Arrays and inline tables open around the value being read (bounded, so that hostile input cannot
+        /// exhaust the stack).
+        var depth = 0
+        static let maximumDepth = 128
 
         init(bytes: [UInt8]) {
             self.bytes = bytes
@@ -267,6 +271,8 @@ enum TOMLParser {
                 }
                 skipSpaces()
                 guard peek() == UInt8(ascii: ".") else { return parts }
+                // Each part is a table level: as bounded as nesting.
+                guard parts.count < Self.maximumDepth else { throw fail("a key of more than \(Self.maximumDepth) parts") }
                 index += 1
             }
         }
@@ -293,7 +299,14 @@ enum TOMLParser {
             }
         }
 
+        mutating func enter() throws(Failure) {
+            depth += 1
+            guard depth <= Self.maximumDepth else { throw fail("arrays and inline tables nested deeper than \(Self.maximumDepth) levels") }
+        }
+
         mutating func parseArray() throws(Failure) -> JSONValue {
+            try enter()
+            defer { depth -= 1 }
             index += 1
             var items: [JSONValue] = []
             while true {
@@ -315,6 +328,8 @@ enum TOMLParser {
         }
 
         mutating func parseInlineTable() throws(Failure) -> JSONValue {
+            try enter()
+            defer { depth -= 1 }
             index += 1
             let table = Table(origin: .header)
             skipSpaces()
