@@ -123,7 +123,7 @@ struct FieldBenchmark {
         let size = ((try? FileManager.default.attributesOfItem(atPath: stripped))?[.size] as? Int).map { Double($0) / 1_048_576 } ?? .nan
         let libraries = Set(maps.split(separator: "\n").compactMap { line -> String? in
             guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"), path.contains(".so") else { return nil }
-            return String(path.split(separator: "/").last!)
+            return PathText.lastComponent(of: String(path))
         }).sorted()
         let heavy = libraries.filter { $0.contains("xml2") || $0.contains("icu") || $0.contains("Foundation") }
         progress("navd maps \(libraries.count) shared libraries: \(libraries.joined(separator: ", "))")

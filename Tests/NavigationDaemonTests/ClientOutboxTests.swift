@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import NavigationCore
 import NavigationDaemon
+import NIOCore
 import NavigationProtocol
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 
     static func lines(_ next: ClientOutbox.Next?) -> [JSONValue] {
         switch next {
-        case .lines(let lines), .closing(let lines): lines.compactMap { try? JSONParser.parse($0.dropLast()) }
+        case .lines(let lines), .closing(let lines): lines.compactMap { try? JSONParser.parse(Array($0.readableBytesView).dropLast()) }
         case nil: []
         }
     }
@@ -49,7 +50,7 @@ import Testing
             Issue.record("expected the final lines")
             return
         }
-        let final = lines.compactMap { try? JSONParser.parse($0.dropLast()) }
+        let final = lines.compactMap { try? JSONParser.parse(Array($0.readableBytesView).dropLast()) }
         #expect(final.count == 1)
         #expect(final.first?["code"] == "slow_client")
     }

@@ -103,7 +103,7 @@ enum TOMLParser {
             guard peek() == UInt8(ascii: "#") else { return }
             while let next = peek(), next != UInt8(ascii: "\n") {
                 if next == UInt8(ascii: "\r"), peek(1) == UInt8(ascii: "\n") { break }
-                guard next == UInt8(ascii: "\t") || (next >= 0x20 && next != 0x7F) else { throw fail("a control character in a comment") }
+                guard Self.mayAppearInText(next) else { throw fail("a control character in a comment") }
                 index += 1
             }
         }
@@ -372,6 +372,9 @@ enum TOMLParser {
             throw fail("'\(token)' is not a TOML value (a string needs quotes)")
         }
 
+        /// Tab and everything but control characters: what comments and strings may hold as they are.
+        static func mayAppearInText(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "\t") || (byte >= 0x20 && byte != 0x7F) }
+
         static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
         static func isScalarByte(_ byte: UInt8) -> Bool {
@@ -483,7 +486,7 @@ enum TOMLParser {
                 case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                     throw fail("a line break in a one-line string (use \"\"\" for several lines)")
                 default:
-                    guard next == UInt8(ascii: "\t") || (next >= 0x20 && next != 0x7F) else { throw fail("a control character in a string") }
+                    guard Self.mayAppearInText(next) else { throw fail("a control character in a string") }
                     scalars.append(next)
                     index += 1
                 }
@@ -527,7 +530,7 @@ enum TOMLParser {
                     return try text(Array(bytes[start..<index - 1]))
                 }
                 if next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") { throw fail("a line break in a one-line string (use ''' for several lines)") }
-                guard next == UInt8(ascii: "\t") || (next >= 0x20 && next != 0x7F) else { throw fail("a control character in a string") }
+                guard Self.mayAppearInText(next) else { throw fail("a control character in a string") }
                 index += 1
             }
         }
@@ -570,7 +573,7 @@ enum TOMLParser {
                 index += 1
                 return
             }
-            guard byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || (byte >= 0x20 && byte != 0x7F) else {
+            guard byte == UInt8(ascii: "\n") || Self.mayAppearInText(byte) else {
                 throw fail("a control character in a string")
             }
             scalars.append(byte)

@@ -50,16 +50,16 @@ public final class ChannelWriter: Sendable {
             case nil:
                 return
             case .lines(let lines):
-                for line in lines { channel.write(ByteBuffer(bytes: line), promise: nil) }
+                for line in lines { channel.write(line, promise: nil) }
                 channel.flush()
             case .closing(let lines):
                 guard let last = lines.last else {
                     channel.close(promise: nil)
                     return
                 }
-                for line in lines.dropLast() { channel.write(ByteBuffer(bytes: line), promise: nil) }
+                for line in lines.dropLast() { channel.write(line, promise: nil) }
                 // Close once the last line is written (or failed to be: the peer is gone either way).
-                channel.writeAndFlush(ByteBuffer(bytes: last)).whenComplete { [channel] _ in channel.close(promise: nil) }
+                channel.writeAndFlush(last).whenComplete { [channel] _ in channel.close(promise: nil) }
                 return
             }
         }

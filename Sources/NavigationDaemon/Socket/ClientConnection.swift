@@ -1,4 +1,5 @@
 import NavigationCore
+import NIOCore
 import NavigationProtocol
 import Synchronization
 
@@ -130,8 +131,9 @@ public final class EventHub: Sendable {
             (state.sequencer.line(event, routeId: routeId), Array(state.clients.values))
         }
         var overflowed: [ClientConnection] = []
+        let buffer = ByteBuffer(bytes: line)  // one copy for every client
         for client in clients where client.wants(type) {
-            if !client.outbox.enqueue(line: line, eventType: type), client.outbox.overflowed { overflowed.append(client) }
+            if !client.outbox.enqueue(buffer: buffer, eventType: type), client.outbox.overflowed { overflowed.append(client) }
         }
         return Published(line: line, overflowed: overflowed)
     }

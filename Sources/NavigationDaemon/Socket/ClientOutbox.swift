@@ -1,4 +1,5 @@
 import DequeModule
+import NIOCore
 import NavigationProtocol
 import Synchronization
 
@@ -12,14 +13,16 @@ import Synchronization
 /// `wake` handler once (the socket server's schedules a drain on the client's event loop), and the writer then
 /// ``take()``s until nothing is left. One wake per batch, whatever the number of messages.
 public final class ClientOutbox: Sendable {
+    /// Lines as NIO buffers: an event's one buffer is shared by every client's outbox (copy-on-write, never
+    /// written to), so a line is not copied per client.
     public enum Next: Sendable {
-        case lines([[UInt8]])
+        case lines([ByteBuffer])
         /// Write these last lines, then close.
-        case closing([[UInt8]])
+        case closing([ByteBuffer])
     }
 
     private struct Entry {
-        var line: [UInt8]
+        var line: ByteBuffer
         var replaceable: EventType?
     }
 
@@ -28,7 +31,7 @@ public final class ClientOutbox: Sendable {
         var closing = false
         /// The final lines were taken: nothing more will come.
         var finished = false
-        var finalLines: [[UInt8]] = []
+        var finalLines: [ByteBuffer] = []
         var wake: (@Sendable () -> Void)?
         /// A wake is pending or the writer is draining: no new wake is needed.
         var scheduled = false
@@ -78,9 +81,15 @@ public final class ClientOutbox: Sendable {
         enqueue(line: message.line, eventType: message.eventType)
     }
 
-    /// Queues an already serialized message (an event serialized once for every client).
+    /// Queues an already serialized message for this client alone (a reply).
     @discardableResult
     public func enqueue(line: [UInt8], eventType: EventType?) -> Bool {
+        enqueue(buffer: ByteBuffer(bytes: line), eventType: eventType)
+    }
+
+    /// Queues a serialized message whose buffer other clients' outboxes share (an event serialized once).
+    @discardableResult
+    public func enqueue(buffer line: ByteBuffer, eventType: EventType?) -> Bool {
         let (wake, accepted) = state.withLock { state -> ((@Sendable () -> Void)?, Bool) in
             guard !state.closing else { return (nil, false) }
             if let type = eventType, type.isReplaceable, state.queue.count >= Self.behindAfter,
@@ -94,9 +103,10 @@ public final class ClientOutbox: Sendable {
                 state.closing = true
                 state.overflowed = true
                 state.finalLines = [
-                    ServerMessage.error(
-                        id: nil, ProtocolError(.slowClient, "more than \(limit) messages were waiting for this client; disconnecting")
-                    ).line
+                    ByteBuffer(
+                        bytes: ServerMessage.error(
+                            id: nil, ProtocolError(.slowClient, "more than \(limit) messages were waiting for this client; disconnecting")
+                        ).line)
                 ]
                 return (state.wakeIfNeeded(), false)
             }
@@ -112,7 +122,7 @@ public final class ClientOutbox: Sendable {
         let wake = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.closing else { return nil }
             state.closing = true
-            state.finalLines = state.queue.map(\.line) + finalMessages.map(\.line)
+            state.finalLines = state.queue.map(\.line) + finalMessages.map { ByteBuffer(bytes: $0.line) }
             state.queue.removeAll()
             return state.wakeIfNeeded()
         }
