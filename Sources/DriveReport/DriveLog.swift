@@ -164,7 +164,7 @@ public struct DriveLog: Sendable {
                             location: lastLocation))
                 case .deviation(let deviation):
                     let text = deviation.offRoute
-                        ? "off route by \(Int(deviation.distance)) m; reroute \(deviation.reroute?.rawValue ?? "?")"
+                        ? "off route by \(CheckedNumber.clampedWhole(deviation.distance, rounding: .towardZero)) m; reroute \(deviation.reroute?.rawValue ?? "?")"
                         : "back on the route"
                     let event = Event(at: now, type: "deviation", text: text, location: lastLocation)
                     if deviation.offRoute { deviations.append(event) }
@@ -221,7 +221,7 @@ public struct DriveLog: Sendable {
             snapped: record.snappedLocation.map(coordinate), raw: record.rawLocation.map(coordinate), navigating: record.state == "navigating",
             offRoute: deviation == "off_route" || deviation == "offRoute", predicted: record.predicted == true, stepIndex: record.stepIndex,
             distanceRemaining: record.progress?.distanceRemaining, durationRemaining: record.progress?.durationRemaining,
-            distanceTravelled: record.distanceTravelled, speedLimit: record.speedLimit.map { "\(Int($0.value)) \($0.unit)" },
+            distanceTravelled: record.distanceTravelled, speedLimit: record.speedLimit.map { "\(CheckedNumber.clampedWhole($0.value, rounding: .towardZero)) \($0.unit)" },
             roadName: record.roadName)
     }
 

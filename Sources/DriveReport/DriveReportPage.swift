@@ -70,8 +70,8 @@ public enum DriveReportPage {
     }
 
     static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.down))
-        return String(cFormat: "%ld:%02ld.%ld", whole / 60, whole % 60, Int((seconds - Double(whole)) * 10))
+        let whole = CheckedNumber.clampedWhole(seconds, rounding: .down)
+        return String(cFormat: "%ld:%02ld.%ld", whole / 60, whole % 60, CheckedNumber.clampedWhole((seconds - Double(whole)) * 10, rounding: .towardZero))
     }
 
     static func timeline(_ log: DriveLog) -> String {
@@ -140,6 +140,6 @@ enum HTML {
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
         let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        return rounded == rounded.rounded() ? String(CheckedNumber.clampedWhole(rounded)) : String(rounded)
     }
 }

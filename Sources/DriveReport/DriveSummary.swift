@@ -57,7 +57,7 @@ public struct DriveSummary: Sendable, Equatable {
     /// Nearest-rank percentile of sorted values; nil when there are none.
     public static func percentile(_ sorted: [Double], _ fraction: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        let rank = CheckedNumber.clampedWhole(fraction * Double(sorted.count), rounding: .up, in: 0...sorted.count)
         return sorted[min(sorted.count - 1, max(0, rank - 1))]
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import NavigationCore
 
 /// Fix accuracy (metres) and speed (m/s) against time, with the stretches navd called off route shaded and
 /// reroutes marked: where GNSS quality and navd's decisions meet.
@@ -48,7 +49,7 @@ struct ReportChart {
             parts.append(#"<text x="4" y="\#(HTML.number(y(v) + 4))">\#(HTML.number(v))</text>"#)
         }
         parts.append(#"<text x="\#(HTML.number(width - 300))" y="\#(self.top + 12)">— accuracy (m)   — speed (m/s)   ▮ off route   | reroute</text>"#)
-        return #"<svg id="chart" viewBox="0 0 \#(Int(width)) \#(Int(height))" role="img" aria-label="GNSS accuracy and speed over time">"#
+        return #"<svg id="chart" viewBox="0 0 \#(CheckedNumber.clampedWhole(width, rounding: .towardZero)) \#(CheckedNumber.clampedWhole(height, rounding: .towardZero))" role="img" aria-label="GNSS accuracy and speed over time">"#
             + parts.joined() + "</svg>"
     }
 }

@@ -60,7 +60,7 @@ struct ReportMap {
         let magnitude = pow(10, floor(log10(target)))
         let metres = [1.0, 2, 5, 10].map { $0 * magnitude }.last { $0 <= target } ?? magnitude
         let pixels = metres / metresPerPixel
-        let label = metres >= 1000 ? "\(HTML.number(metres / 1000)) km" : "\(Int(metres)) m"
+        let label = metres >= 1000 ? "\(HTML.number(metres / 1000)) km" : "\(CheckedNumber.clampedWhole(metres, rounding: .towardZero)) m"
         let y0 = height - 14
         return #"<g class="scale"><line x1="16" y1="\#(HTML.number(y0))" x2="\#(HTML.number(16 + pixels))" y2="\#(HTML.number(y0))"/><text x="16" y="\#(HTML.number(y0 - 6))">\#(label)</text></g>"#
     }
@@ -85,7 +85,7 @@ struct ReportMap {
         for stop in waypoints.dropFirst().dropLast() { parts.append(marker(stop, cssClass: "waypoint", shape: "square", title: "stop")) }
         if let destination = log.routes.last?.waypoints.last { parts.append(marker(destination, cssClass: "destination", shape: "square", title: "destination")) }
         parts.append(scaleBar())
-        return #"<svg id="map" viewBox="0 0 \#(Int(width)) \#(Int(height))" role="img" aria-label="map of the drive">"#
+        return #"<svg id="map" viewBox="0 0 \#(CheckedNumber.clampedWhole(width, rounding: .towardZero)) \#(CheckedNumber.clampedWhole(height, rounding: .towardZero))" role="img" aria-label="map of the drive">"#
             + #"<rect class="background" width="100%" height="100%"/>"# + parts.joined() + "</svg>"
     }
 }

@@ -113,27 +113,60 @@ public final class GpsdSource: Sendable {
         return reported.isEmpty || reported == device
     }
 
-    /// A reading from one gpsd report: a fix when the mode is 2D or 3D with a finite position.
+    /// A reading from one gpsd report: a fix when the mode is 2D or 3D with a finite position. Every number passes
+    /// ``CheckedNumber`` with its physical range: a report with a value outside (an accuracy of 1e300, a speed
+    /// past the COCOM limit, a time before 1970) is no fix, as for a serial receiver.
     static func reading(from r: navd_gps_report) -> GNSSReading? {
-        func value(_ x: Double) -> Double? { x.isFinite ? x : nil }
-        let time = r.time_sec > 0 ? Date(timeIntervalSince1970: Double(r.time_sec) + Double(r.time_nsec) / 1e9) : nil
+        var outOfRange = false
+        // NaN is "not reported"; anything else must be inside its range.
+        func value(_ x: Double, _ range: ClosedRange<Double>) -> Double? {
+            guard !x.isNaN else { return nil }
+            guard let checked = CheckedNumber.measure(x, in: range) else {
+                outOfRange = true
+                return nil
+            }
+            return checked
+        }
+        func count(_ n: Int32) -> Int? {
+            guard n >= 0 else { return nil }
+            guard let checked = CheckedNumber.whole(Double(n), in: PhysicalRange.satelliteCount) else {
+                outOfRange = true
+                return nil
+            }
+            return checked
+        }
+        var time: Date?
+        if r.time_sec != 0 {
+            let seconds = Double(r.time_sec) + Double(r.time_nsec) / 1e9
+            if let checked = CheckedNumber.measure(seconds, in: PhysicalRange.unixTime) {
+                time = Date(timeIntervalSince1970: checked)
+            } else {
+                outOfRange = true
+            }
+        }
         let mode = GNSSFixMode(rawValue: Int(r.mode)) ?? .noFix
-        let eph = value(r.eph).map(UserLocation.accuracy68(fromConfidence95:))
+        let eph = value(r.eph, PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
+        let hdop = value(r.hdop, PhysicalRange.hdop)
         let quality = GNSSQuality(
-            mode: mode, satellitesUsed: r.satellites_used >= 0 ? Int(r.satellites_used) : nil,
-            satellitesInView: r.satellites_visible >= 0 ? Int(r.satellites_visible) : nil, hdop: value(r.hdop),
-            horizontalAccuracy: eph, altitude: value(r.alt_msl))
-        guard mode >= .twoDimensional, r.latlon_set != 0, let lat = value(r.latitude), let lon = value(r.longitude), let time else {
+            mode: mode, satellitesUsed: count(r.satellites_used), satellitesInView: count(r.satellites_visible), hdop: hdop,
+            horizontalAccuracy: eph, altitude: value(r.alt_msl, PhysicalRange.altitude))
+        let lat = value(r.latitude, -90...90)
+        let lon = value(r.longitude, -180...180)
+        let track = value(r.track, PhysicalRange.course)
+        let trackError = value(r.epd, 0...360).map(UserLocation.accuracy68(fromConfidence95:))
+        let speed = value(r.speed, PhysicalRange.speed)
+        let speedError = value(r.eps, PhysicalRange.speed).map(UserLocation.accuracy68(fromConfidence95:))
+        guard !outOfRange, mode >= .twoDimensional, r.latlon_set != 0, let lat, let lon, let time else {
             // Without a position and a time there is nothing to navigate with, whatever mode gpsd claims.
             var none = quality
             none.mode = .noFix
-            return r.mode == 0 ? nil : .noFix(none, time: time)
+            return r.mode == 0 && !outOfRange ? nil : .noFix(none, time: time)
         }
         let location = UserLocation(
             coordinate: GeographicCoordinate(latitude: lat, longitude: lon),
-            horizontalAccuracy: eph ?? value(r.hdop).map(NMEAAccuracy.accuracy68(hdop:)) ?? 10,
-            course: value(r.track).map { CourseOverGround(degrees: $0, accuracy: value(r.epd).map(UserLocation.accuracy68(fromConfidence95:))) },
-            speed: value(r.speed).map { Speed(metersPerSecond: $0, accuracy: value(r.eps).map(UserLocation.accuracy68(fromConfidence95:))) },
+            horizontalAccuracy: eph ?? hdop.map(NMEAAccuracy.accuracy68(hdop:)) ?? 10,
+            course: track.map { CourseOverGround(degrees: $0, accuracy: trackError) },
+            speed: speed.map { Speed(metersPerSecond: $0, accuracy: speedError) },
             timestamp: time)
         return .fix(GNSSFix(location: location, quality: quality))
     }

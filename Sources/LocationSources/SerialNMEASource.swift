@@ -123,6 +123,8 @@ public final class SerialNMEASource: Sendable {
                 }
                 lastBytesAt = monotonicSeconds()
                 if feed.isRawObserved { feed.yieldRaw(.serialBytes(Array(buffer[0..<count]))) }
+                // The host's clock dates the epochs of receivers that never send a date (GGA-only).
+                assembler.hostTime = Date()
                 for reading in assembler.append(buffer[0..<count]) { feed.yield(reading) }
                 if assembler.statistics != lastStatistics {
                     lastStatistics = assembler.statistics

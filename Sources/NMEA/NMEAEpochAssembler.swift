@@ -16,6 +16,10 @@ public struct NMEAStatistics: Hashable, Sendable, Codable {
     public var sentencesWithoutChecksum = 0
     /// Accepted sentences of types navd does not use (proprietary, navigation, ...).
     public var ignoredSentences = 0
+    /// Sentences dropped because a field navd reads is malformed or outside its physical range
+    /// (`NMEAFieldRules`), or because the sentence lacks the checksum that the receiver's other sentences carry.
+    /// The epoch such a sentence arrives in is reported as no fix.
+    public var rejectedSentences = 0
 
     public init() {}
 }
@@ -37,10 +41,13 @@ public struct NMEAStatistics: Hashable, Sendable, Codable {
 /// NMEA 2.3/4.1 mode indicator `N` mean no fix: receivers keep repeating their last position with these, and it
 /// is not a fix. Status `V` with a valid mode indicator (`A`, `D`, `P`, `R`, `F`, `E`) is a fix (some NMEA 4.1
 /// receivers report so). The fix mode is GSA's when the epoch has one; otherwise 3D when GGA or GNS give an
-/// altitude with a valid quality, else 2D.
+/// altitude with a valid quality, else 2D. A fix stated by RMC, GGA, GNS or GLL supersedes a "no fix" GSA that
+/// came before it in the epoch. A sentence with a field out of its format or physical range (`NMEAFieldRules`),
+/// or without the checksum the receiver's other sentences carry, is dropped and its epoch is no fix.
 ///
 /// **Dates**: RMC's two-digit year (80–99 → 19xx, else 20xx) or ZDA's four-digit year; sentences without a date
-/// use the last one seen, advanced past midnight. ``rollover`` decides whether dates 1024 weeks in the past are
+/// use the last one seen, advanced past every midnight; a receiver that never sends a date (GGA-only) gets the
+/// UTC day of ``hostTime`` nearest to its time of day. ``rollover`` decides whether dates 1024 weeks in the past are
 /// corrected (see docs/gnss.md).
 public struct NMEAEpochAssembler: Sendable {
     public var rollover: GPSWeekRollover
@@ -56,6 +63,13 @@ public struct NMEAEpochAssembler: Sendable {
     private var lastDate: (days: Int64, timeOfDay: Double)?
     /// The mode of the previous epoch that had a fix, for epochs whose sentences cannot tell 2D from 3D.
     private var previousMode: GNSSFixMode?
+    /// True once a sentence with a checksum has been seen: from then on, one without is line noise.
+    private var receiverSendsChecksums = false
+
+    /// The host's clock at the time of the bytes being appended, set by the source (the edge reads the clock;
+    /// the assembler never does). Receivers that never send a date (GGA-only) get the date from it: the UTC
+    /// day that puts the receiver's time of day nearest to this time, as gpsd does with the system clock.
+    public var hostTime: Date?
 
     public init(rollover: GPSWeekRollover = .gpsdDefault) {
         self.rollover = rollover
@@ -70,6 +84,8 @@ public struct NMEAEpochAssembler: Sendable {
         var positionValid = false
         var ggaQuality: Int?
         var gsaMode: Int?
+        /// True when a sentence of this epoch was rejected (``NMEAStatistics/rejectedSentences``): no fix.
+        var rejected = false
         var hasAltitude = false
         var altitude: Double?
         var speedKnots: Double?
@@ -110,6 +126,14 @@ public struct NMEAEpochAssembler: Sendable {
             statistics.garbageLines += 1
             return []
         }
+        if sentence.hadChecksum {
+            receiverSendsChecksums = true
+        } else if receiverSendsChecksums {
+            // A receiver sends checksums on every sentence or on none: a '*' lost to noise is not a clean sentence.
+            // Nothing in it can be trusted, its time included, so it is dropped without touching any epoch.
+            statistics.rejectedSentences += 1
+            return []
+        }
         statistics.sentences += 1
         if !sentence.hadChecksum { statistics.sentencesWithoutChecksum += 1 }
         return feed(sentence)
@@ -142,6 +166,17 @@ public struct NMEAEpochAssembler: Sendable {
 
     public mutating func feed(_ s: NMEASentence) -> [GNSSReading] {
         var readings: [GNSSReading] = []
+        guard NMEAFieldRules.accepts(s) else {
+            statistics.rejectedSentences += 1
+            // A timed sentence spoils the epoch of its time; an untimed one (GSA, VTG, GSV) the epoch it arrives in,
+            // as its other fields would have. One whose time itself is unreadable cannot be placed: it is dropped.
+            if let field = NMEAFieldRules.timeField[s.type] {
+                guard let time = NMEAFields.timeOfDay(s[field]) else { return readings }
+                startEpochIfNeeded(time, into: &readings)
+            }
+            epoch.rejected = true
+            return readings
+        }
         read(s, into: &readings)
         let mark = markOf(s)
         epoch.lastMark = mark
@@ -219,7 +254,10 @@ public struct NMEAEpochAssembler: Sendable {
             startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
         case "GSV":
             // Each constellation's GSV group reports its own count in its first message: the sum is all in view.
-            if s[1] == "1", let inView = NMEAFields.integer(s[2]) { epoch.satellitesInView = (epoch.satellitesInView ?? 0) + inView }
+            if s[1] == "1", let inView = NMEAFields.integer(s[2]) {
+                // Bounded: each count is at most 255 (NMEAFieldRules), and an epoch's sum stops at 10 000.
+                epoch.satellitesInView = min(10_000, (epoch.satellitesInView ?? 0) + inView)
+            }
             // Then up to four satellites: PRN, elevation, azimuth, signal (dB-Hz, empty when not tracked). NMEA 4.1
             // appends a signal id, which leaves the block layout unchanged.
             for block in stride(from: 3, to: s.fields.count - 3, by: 4) {
@@ -273,8 +311,11 @@ public struct NMEAEpochAssembler: Sendable {
         epoch.timeOfDay = timeOfDay
         epoch.sawTimedSentence = true
         if let lastDate {
-            // Carry the date forward, into the next day when the time of day wrapped around midnight.
-            epoch.dateDays = lastDate.days + (timeOfDay + 1 < lastDate.timeOfDay ? 1 : 0)
+            // Carry the date forward, into the next day when the time of day wrapped around midnight. What is
+            // carried becomes the last date, so that every midnight advances it, not only the first.
+            let days = lastDate.days + (timeOfDay + 1 < lastDate.timeOfDay ? 1 : 0)
+            epoch.dateDays = days
+            self.lastDate = (days, timeOfDay)
         }
     }
 
@@ -306,14 +347,28 @@ public struct NMEAEpochAssembler: Sendable {
 
     private mutating func setPosition(lat: Double?, lon: Double?, valid: Bool) {
         guard valid, let lat, let lon else { return }
+        // A fix stated by RMC, GGA, GNS or GLL supersedes a "no fix" GSA that came before it, as in gpsd, where
+        // each sentence overwrites the mode: the GSA may be the previous epoch's (sent after that epoch's end),
+        // and the first fix after reacquisition must not be lost to it. A "no fix" GSA after them still counts.
+        if epoch.gsaMode == 1 { epoch.gsaMode = nil }
         epoch.latitude = lat
         epoch.longitude = lon
         epoch.positionValid = true
     }
 
     private func timestamp() -> Date? {
-        guard let timeOfDay = epoch.timeOfDay, let days = epoch.dateDays else { return nil }
+        guard let timeOfDay = epoch.timeOfDay, let days = epoch.dateDays ?? hostDays(for: timeOfDay) else { return nil }
         return rollover.apply(to: Date(timeIntervalSince1970: Double(days) * 86_400 + timeOfDay))
+    }
+
+    /// The UTC day (days since 1970) that puts `timeOfDay` nearest to ``hostTime``, for receivers without a date.
+    private func hostDays(for timeOfDay: Double) -> Int64? {
+        guard let host = hostTime?.timeIntervalSince1970, let hostSeconds = CheckedNumber.measure(host, in: PhysicalRange.unixTime) else { return nil }
+        let hostDay = (hostSeconds / 86_400).rounded(.down)
+        let hostTimeOfDay = hostSeconds - hostDay * 86_400
+        var day = hostDay
+        if timeOfDay - hostTimeOfDay > 43_200 { day -= 1 } else if hostTimeOfDay - timeOfDay > 43_200 { day += 1 }
+        return Int64(day)
     }
 
     private func mode() -> GNSSFixMode {
@@ -342,7 +397,7 @@ public struct NMEAEpochAssembler: Sendable {
 
     /// The epoch's reading: a fix when it has a valid position, a time and a 2D or 3D mode; else no fix.
     private func reading() -> GNSSReading {
-        guard epoch.positionValid, let lat = epoch.latitude, let lon = epoch.longitude, let time = timestamp() else {
+        guard !epoch.rejected, epoch.positionValid, let lat = epoch.latitude, let lon = epoch.longitude, let time = timestamp() else {
             return .noFix(quality(mode: .noFix), time: timestamp())
         }
         let mode = mode()
@@ -376,6 +431,7 @@ extension NMEAEpochAssembler.Epoch {
     /// Takes what untimed sentences (GSA, VTG, GSV) said before the epoch's first timed sentence.
     mutating func merge(untimed: Self) {
         guard !untimed.sawTimedSentence else { return }
+        rejected = rejected || untimed.rejected
         if let mode = untimed.gsaMode { gsaMode = max(gsaMode ?? 0, mode) }
         gsaSatellites += untimed.gsaSatellites
         speedKnots = speedKnots ?? untimed.speedKnots

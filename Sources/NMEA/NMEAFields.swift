@@ -14,7 +14,10 @@ enum NMEAFields {
         guard hours < 24, minutes < 60, seconds < 61 else { return nil }
         var fraction = 0.0
         if bytes.count > 6 {
-            guard bytes[6] == UInt8(ascii: "."), let value = Double("0" + String(field.dropFirst(6))) else { return nil }
+            // Digits only after the point: Double("0.1e20") would read an exponent that no receiver writes.
+            guard bytes[6] == UInt8(ascii: "."), bytes.count > 7, bytes[7...].allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                let value = Double("0" + String(field.dropFirst(6)))
+            else { return nil }
             fraction = value
         }
         return Double(hours * 3600 + minutes * 60 + seconds) + fraction
@@ -37,7 +40,7 @@ enum NMEAFields {
         guard field.count > degreeDigits + 1, let h = hemisphere.first, h == positive || h == negative else { return nil }
         let degreesText = field.prefix(degreeDigits)
         let minutesText = field.dropFirst(degreeDigits)
-        guard degreesText.allSatisfy(\.isNumber), let degrees = Double(degreesText), let minutes = Double(minutesText),
+        guard degreesText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let degrees = Double(degreesText), let minutes = number(minutesText),
             minutes >= 0, minutes < 60
         else { return nil }
         let value = degrees + minutes / 60
@@ -52,14 +55,35 @@ enum NMEAFields {
         angle(field, hemisphere: hemisphere, degreeDigits: 3, positive: "E", negative: "W").flatMap { abs($0) <= 180 ? $0 : nil }
     }
 
+    /// A decimal field as NMEA writes it: an optional sign, digits, an optional point and more digits, at least
+    /// one digit in all. nil for anything else: `Double(_:)` alone would also read exponents (`1e300`), `inf`,
+    /// `nan` and hexadecimal, which no receiver writes and line noise can. The caller checks the range.
     static func number(_ field: Substring) -> Double? {
-        guard !field.isEmpty, let value = Double(field), value.isFinite else { return nil }
-        return value
+        guard isDecimal(field.utf8) else { return nil }
+        return Double(field)
     }
 
+    /// A whole-number field: an optional sign and at most nine digits (no receiver's count, index or year
+    /// is longer), so that sums of such fields cannot overflow. The caller checks the range.
     static func integer(_ field: Substring) -> Int? {
-        guard !field.isEmpty else { return nil }
+        let sign = field.utf8.first
+        let digits = sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") ? field.utf8.dropFirst() : field.utf8[...]
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
         return Int(field)
+    }
+
+    static func isDecimal(_ bytes: Substring.UTF8View) -> Bool {
+        var digits = 0
+        var sawPoint = false
+        for (offset, byte) in bytes.enumerated() {
+            switch byte {
+            case 48...57: digits += 1
+            case UInt8(ascii: "."): guard !sawPoint else { return false }; sawPoint = true
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): guard offset == 0 else { return false }
+            default: return false
+            }
+        }
+        return digits > 0
     }
 }
 

@@ -44,8 +44,10 @@ public enum NMEAWriter {
     public static func sentences(for fix: UserLocation) -> [String] {
         let date = fix.timestamp
         let seconds = date.timeIntervalSince1970
-        let dayMillis = Int64((seconds * 1000).rounded()) % 86_400_000
-        let (year, month, day) = ISO8601Timestamp.civilFromDays(Int64((seconds / 86_400).rounded(.down)))
+        // Held to the years 0 to 9999, as ISO8601Timestamp.format does: writing never traps.
+        let millis = Int64(CheckedNumber.clampedWhole(seconds * 1000, in: ISO8601Timestamp.formattableMillis))
+        let dayMillis = ((millis % 86_400_000) + 86_400_000) % 86_400_000
+        let (year, month, day) = ISO8601Timestamp.civilFromDays((millis - dayMillis) / 86_400_000)
         let time = String(
             cFormat: "%02ld%02ld%02ld.%02ld", Int(dayMillis / 3_600_000), Int(dayMillis / 60_000 % 60), Int(dayMillis / 1000 % 60),
             Int(dayMillis % 1000 / 10))

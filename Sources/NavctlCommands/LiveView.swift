@@ -56,7 +56,7 @@ struct LiveView {
             note(clock, "retracted \(retracted.instructions.count) instruction(s) (\(retracted.reason.rawValue))")
         case .deviation(let deviation):
             if deviation.offRoute {
-                offRoute = "OFF ROUTE by \(Int(deviation.distance)) m; reroute \(deviation.reroute?.rawValue ?? "?")"
+                offRoute = "OFF ROUTE by \(CheckedNumber.clampedWhole(deviation.distance, rounding: .towardZero)) m; reroute \(deviation.reroute?.rawValue ?? "?")"
                 note(clock, offRoute!)
             } else {
                 offRoute = nil
@@ -121,8 +121,8 @@ struct LiveView {
             lines.append("  \(HumanReadable.distance(left)) left · \(HumanReadable.duration(seconds))\(eta)")
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))
             var speed = "  speed –"
-            if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(Int((metres * 3.6).rounded())) km/h" }
-            if let limit = state.speedLimit { speed += " · limit \(Int(limit.value)) \(limit.unit)" }
+            if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(CheckedNumber.clampedWhole(metres * 3.6)) km/h" }
+            if let limit = state.speedLimit { speed += " · limit \(CheckedNumber.clampedWhole(limit.value, rounding: .towardZero)) \(limit.unit)" }
             lines.append(speed)
         } else {
             lines += ["", "", ""]
@@ -145,8 +145,8 @@ struct LiveView {
 
     static func bar(done: Double, width: Int) -> String {
         let fraction = min(1, max(0, done.isFinite ? done : 0))
-        let filled = Int((fraction * Double(width)).rounded())
-        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "] \(Int((fraction * 100).rounded()))%"
+        let filled = CheckedNumber.clampedWhole(fraction * Double(width), in: 0...max(0, width))
+        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "] \(CheckedNumber.clampedWhole(fraction * 100))%"
     }
 
     /// "04:55 UTC" (`seconds`: "04:55:12").

@@ -39,7 +39,7 @@ struct RecordSubcommand: AsyncParsableCommand {
                 }
             case .status:
                 if reply.recording {
-                    writeLine("recording to \(reply.path ?? "?") for \(Int(reply.seconds ?? 0)) s")
+                    writeLine("recording to \(reply.path ?? "?") for \(CheckedNumber.clampedWhole(reply.seconds ?? 0, rounding: .towardZero)) s")
                 } else {
                     writeLine("not recording")
                 }

@@ -38,9 +38,12 @@ struct ServerOptions: ParsableArguments {
 
     /// Runs `body` with an HTTP executor configured from these options, and shuts the executor down after.
     func withExecutor<T>(_ body: (RouteHTTPExecutor) async throws -> T) async throws -> T {
+        guard let seconds = CheckedNumber.measure(timeout, in: 0.1...3600) else {
+            throw CommandFailure("--timeout must be from 0.1 to 3600 seconds, not \(timeout)")
+        }
         let executor = RouteHTTPExecutor(
             configuration: .init(
-                connectTimeout: .milliseconds(Int64(min(timeout, 5) * 1000)), totalTimeout: .milliseconds(Int64(timeout * 1000))))
+                connectTimeout: .milliseconds(Int64(min(seconds, 5) * 1000)), totalTimeout: .milliseconds(Int64(seconds * 1000))))
         do {
             let result = try await body(executor)
             try? await executor.shutdown()

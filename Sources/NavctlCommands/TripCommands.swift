@@ -122,7 +122,7 @@ struct NavigateSubcommand: AsyncParsableCommand {
                     break
                 }
             }
-            throw CommandFailure("no route within \(Int(timeout)) s (navctl watch shows what navd is doing)")
+            throw CommandFailure("no route within \(CheckedNumber.clampedWhole(timeout, rounding: .towardZero)) s (navctl watch shows what navd is doing)")
         }
     }
 }

@@ -94,7 +94,7 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
             if json, let reason = navd.byeReason { writeLine(String(decoding: ServerMessage.bye(reason: reason).line.dropLast(), as: UTF8.self)) }
-            if timedOut.isSet { throw CommandFailure("timed out after \(Int(timeout ?? 0)) s") }
+            if timedOut.isSet { throw CommandFailure("timed out after \(CheckedNumber.clampedWhole(timeout ?? 0, rounding: .towardZero)) s") }
             if live { view.closed("navd closed the connection", clock: LiveView.clockTime(Date(), seconds: true)) }
             if !json, !live { writeLine("navd closed the connection" + (navd.byeReason.map { ": \($0)" } ?? "")) }
             if untilArrived { throw CommandFailure("navd closed the connection before arrival") }
@@ -117,7 +117,7 @@ struct WatchCommand: AsyncParsableCommand {
             return "  [retracted \(retracted.instructions.count) instruction(s): \(retracted.reason.rawValue)]"
         case .deviation(let deviation):
             guard deviation.offRoute else { return "back on the route" }
-            return "OFF ROUTE by \(Int(deviation.distance)) m; reroute: \(deviation.reroute?.rawValue ?? "")"
+            return "OFF ROUTE by \(CheckedNumber.clampedWhole(deviation.distance, rounding: .towardZero)) m; reroute: \(deviation.reroute?.rawValue ?? "")"
         case .routeCalculation(let calculation):
             var text = "calculation \(calculation.session) (\(calculation.purpose.rawValue)): \(calculation.status.rawValue)"
             if let waiting = calculation.waiting { text += waiting == .gnssFix ? ", waiting for a GNSS fix" : ", GNSS fix received" }

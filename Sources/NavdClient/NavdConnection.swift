@@ -30,7 +30,7 @@ public enum NavdClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .cannotConnect(let path, let reason): "cannot connect to navd at \(path): \(reason)"
         case .refused(let error): "navd refused: \(error.message) (\(error.code.rawValue))"
         case .closed(let reason): "navd closed the connection" + (reason.map { ": \($0)" } ?? "")
-        case .timedOut(let seconds): "navd did not answer within \(Int(seconds)) s"
+        case .timedOut(let seconds): "navd did not answer within \(CheckedNumber.clampedWhole(seconds, rounding: .towardZero)) s"
         case .malformed(let detail): "navd sent a line this client does not understand: \(detail)"
         }
     }

@@ -24,9 +24,26 @@ public struct CommandFields: Sendable {
         return text
     }
 
-    public func number(_ key: String) throws(ProtocolError) -> Double? {
+    /// A number inside `range` (``CheckedNumber``); `invalid_field` naming the field and the range otherwise.
+    public func number(_ key: String, in range: ClosedRange<Double>, unit: String) throws(ProtocolError) -> Double? {
         guard let value = optional(key) else { return nil }
-        guard let number = value.doubleValue, number.isFinite else { throw ProtocolError(.invalidField, "'\(key)' must be a number") }
+        return try Self.measure(value, path: "'\(key)'", in: range, unit: unit)
+    }
+
+    /// A whole number inside `range` (``CheckedNumber``); `invalid_field` naming the field and the range otherwise.
+    public func whole(_ key: String, in range: ClosedRange<Int>) throws(ProtocolError) -> Int? {
+        guard let value = optional(key) else { return nil }
+        guard let whole = CheckedNumber.whole(value, in: range) else {
+            throw ProtocolError(.invalidField, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+        return whole
+    }
+
+    /// `value` as a number inside `range`; `invalid_field` naming `path`, the range and `unit` otherwise.
+    public static func measure(_ value: JSONValue, path: String, in range: ClosedRange<Double>, unit: String) throws(ProtocolError) -> Double {
+        guard let number = CheckedNumber.measure(value, in: range) else {
+            throw ProtocolError(.invalidField, "\(path) must be a number from \(range.lowerBound) to \(range.upperBound) (\(unit)), not \(value)")
+        }
         return number
     }
 

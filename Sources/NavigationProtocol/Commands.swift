@@ -62,6 +62,7 @@ public struct NavigateCommand: NavigationCommand, Hashable {
             if let value = object["properties"], value != .null {
                 guard let object = value.objectValue else { throw ProtocolError(.invalidField, "waypoints[\(i)].properties must be an object") }
                 properties = object
+                try Self.checkNumericProperties(properties, path: "waypoints[\(i)].properties")
             }
             waypoints.append(Waypoint(coordinate: coordinate, kind: kind, properties: properties))
         }
@@ -85,6 +86,31 @@ public struct NavigateCommand: NavigationCommand, Hashable {
         if !self.options.engine.isEmpty { options["engine"] = .object(self.options.engine) }
         if !options.isEmpty { object["options"] = .object(options) }
         return object
+    }
+}
+
+extension NavigateCommand {
+    /// Waypoint properties that engines read as numbers, with their ranges: a client's `radius: 1e300` is
+    /// `invalid_field` here, not a number a request generator has to turn into text.
+    static let numericProperties: [String: (range: ClosedRange<Double>, unit: String)] = [
+        "radius": (PhysicalRange.radius, "metres"), "heading": (PhysicalRange.course, "degrees"),
+        "heading_tolerance": (0...180, "degrees"), "bearing": (PhysicalRange.course, "degrees"),
+        "minimum_reachability": (0...1_000_000, "nodes"), "search_cutoff": (0...1_000_000, "metres"),
+        "node_snap_tolerance": (0...10_000, "metres"), "street_side_tolerance": (0...10_000, "metres"),
+    ]
+
+    static func checkNumericProperties(_ properties: [String: JSONValue], path: String) throws(ProtocolError) {
+        for (key, rule) in numericProperties {
+            switch properties[key] {
+            case .number?: _ = try CommandFields.measure(properties[key]!, path: "\(path).\(key)", in: rule.range, unit: rule.unit)
+            case .array(let items)?:
+                // OSRM's bearing as [degrees, range].
+                for (index, item) in items.enumerated() {
+                    _ = try CommandFields.measure(item, path: "\(path).\(key)[\(index)]", in: rule.range, unit: rule.unit)
+                }
+            default: continue
+            }
+        }
     }
 }
 
@@ -189,7 +215,11 @@ public struct SnapRouteCommand: NavigationCommand, Hashable {
                 guard let parsed = ISO8601Timestamp.parse(text) else { throw ProtocolError(.invalidField, "trace[\(i)].time is not an ISO 8601 time") }
                 time = parsed
             }
-            points.append(Point(coordinate: coordinate, time: time, radius: value["radius"]?.doubleValue))
+            var radius: Double?
+            if let given = value["radius"], given != .null {
+                radius = try CommandFields.measure(given, path: "trace[\(i)].radius", in: PhysicalRange.radius, unit: "metres")
+            }
+            points.append(Point(coordinate: coordinate, time: time, radius: radius))
         }
         self.points = points
     }
@@ -216,10 +246,7 @@ public struct CancelCalculationCommand: NavigationCommand, Hashable {
     public init(session: Int?) { self.session = session }
 
     public init(fields: CommandFields) throws(ProtocolError) {
-        if let number = try fields.number("session") {
-            guard number == number.rounded(), number >= 1 else { throw ProtocolError(.invalidField, "'session' must be a positive integer") }
-            session = Int(number)
-        }
+        session = try fields.whole("session", in: 1...PhysicalRange.identifier.upperBound)
     }
 
     public var fields: [String: JSONValue] { session.map { ["session": .number(Double($0))] } ?? [:] }

@@ -67,7 +67,9 @@ public enum ServerLine: Hashable, Sendable {
                 self = .bye(reason: object["reason"]?.stringValue ?? "")
             default:
                 guard let eventType = EventType(rawValue: type) else { throw DecodeError(description: "unknown message type '\(type)'") }
-                guard let seq = object["seq"]?.doubleValue, seq >= 0 else { throw DecodeError(description: "\(type) without seq") }
+                guard let seq = CheckedNumber.whole(object["seq"], in: PhysicalRange.identifier) else {
+                    throw DecodeError(description: "\(type) without a whole-number seq from 0 to 2^53")
+                }
                 var fields = object
                 for key in ["type", "seq", "routeId"] { fields[key] = nil }
                 self = .event(EventMessage(seq: UInt64(seq), routeId: object["routeId"]?.stringValue, event: try NavigationEvent(type: eventType, fields: fields)))

@@ -20,34 +20,53 @@ public enum GpsdJSONLogReader {
             } catch {
                 throw .invalidJSON("line \(lineNumber): \(error)")
             }
+            // Every number passes CheckedNumber with its physical range; a TPV with one outside is no fix, as
+            // gpsd's live reports are (GpsdSource).
+            var outOfRange = false
+            func measure(_ key: String, _ range: ClosedRange<Double>) -> Double? {
+                guard let field = value[key], field != .null else { return nil }
+                guard let checked = CheckedNumber.measure(field, in: range) else {
+                    outOfRange = true
+                    return nil
+                }
+                return checked
+            }
+            func count(_ key: String) -> Int? {
+                guard let field = value[key], field != .null else { return nil }
+                guard let checked = CheckedNumber.whole(field, in: PhysicalRange.satelliteCount) else {
+                    outOfRange = true
+                    return nil
+                }
+                return checked
+            }
             switch value["class"]?.stringValue {
             case "SKY":
-                hdop = value["hdop"]?.doubleValue ?? hdop
+                hdop = measure("hdop", PhysicalRange.hdop) ?? hdop
                 if let satellites = value["satellites"]?.arrayValue {
                     satellitesInView = satellites.count
                     satellitesUsed = satellites.filter { $0["used"]?.boolValue == true }.count
                 }
-                if let used = value["uSat"]?.intValue { satellitesUsed = used }
-                if let seen = value["nSat"]?.intValue { satellitesInView = seen }
+                if let used = count("uSat") { satellitesUsed = used }
+                if let seen = count("nSat") { satellitesInView = seen }
             case "TPV":
-                // intValue: a mode of 1e30 used to trap converting to Int (found by fuzzing).
-                let mode = GNSSFixMode(rawValue: value["mode"]?.intValue ?? 1) ?? .noFix
+                // A mode of 1e30 used to trap converting to Int (found by fuzzing).
+                let mode = GNSSFixMode(rawValue: CheckedNumber.whole(value["mode"], in: 0...3) ?? 1) ?? .noFix
                 let time = value["time"]?.stringValue.flatMap(ISO8601Timestamp.parse)
-                let accuracy = value["eph"]?.doubleValue.map(UserLocation.accuracy68(fromConfidence95:))
+                let accuracy = measure("eph", PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
                 let quality = GNSSQuality(
                     mode: mode, satellitesUsed: satellitesUsed, satellitesInView: satellitesInView, hdop: hdop,
-                    horizontalAccuracy: accuracy, altitude: value["altMSL"]?.doubleValue ?? value["alt"]?.doubleValue)
-                // A position off the globe is no position (found by fuzzing: it used to become a fix).
-                guard mode >= .twoDimensional, let lat = value["lat"]?.doubleValue, let lon = value["lon"]?.doubleValue, let time,
-                    GeographicCoordinate(latitude: lat, longitude: lon).isValid
-                else {
+                    horizontalAccuracy: accuracy, altitude: measure("altMSL", PhysicalRange.altitude) ?? measure("alt", PhysicalRange.altitude))
+                let lat = measure("lat", -90...90)
+                let lon = measure("lon", -180...180)
+                let track = measure("track", PhysicalRange.course)
+                let speed = measure("speed", PhysicalRange.speed)
+                guard !outOfRange, mode >= .twoDimensional, let lat, let lon, let time else {
                     readings.append(.noFix(quality, time: time))
                     continue
                 }
                 let location = UserLocation(
                     coordinate: GeographicCoordinate(latitude: lat, longitude: lon), horizontalAccuracy: accuracy ?? 10,
-                    course: value["track"]?.doubleValue.map { CourseOverGround(degrees: $0) },
-                    speed: value["speed"]?.doubleValue.map { Speed(metersPerSecond: $0) }, timestamp: time)
+                    course: track.map { CourseOverGround(degrees: $0) }, speed: speed.map { Speed(metersPerSecond: $0) }, timestamp: time)
                 readings.append(.fix(GNSSFix(location: location, quality: quality)))
             default:
                 continue

@@ -126,7 +126,10 @@ struct NMEAEpochTests {
         ([sentence("GPRMC,081836,V,3751.65,S,14507.36,E,0,0,130998,,,N")], false),
         ([sentence("GPGGA,081836,3751.65,S,14507.36,E,0,00,,,M,,M,,"), sentence("GPZDA,081836,13,09,1998,00,00")], false),
         ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,0,0,130998,,,N")], false),
-        ([sentence("GPGSA,A,1,,,,,,,,,,,,,,,"), sentence("GPRMC,081836,A,3751.65,S,14507.36,E,0,0,130998,,,A")], false),
+        // A "no fix" GSA before the epoch's RMC is superseded by it, as in gpsd (RMC raises the mode to at least 2D);
+        // one after it still vetoes (GSA sets the mode). The first is what a previous epoch's late GSA looks like.
+        ([sentence("GPGSA,A,1,,,,,,,,,,,,,,,"), sentence("GPRMC,081836,A,3751.65,S,14507.36,E,0,0,130998,,,A")], true),
+        ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,0,0,130998,,,A"), sentence("GPGSA,A,1,,,,,,,,,,,,,,,")], false),
         // NMEA 4.1: status V but a valid mode indicator is a fix.
         ([sentence("GNRMC,081836,V,3751.65,S,14507.36,E,0,0,130998,,,D,V")], true),
         ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,0,0,130998,,")], true),

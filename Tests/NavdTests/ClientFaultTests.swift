@@ -25,6 +25,12 @@ struct ClientFaultTests {
         BadBytes(name: "a latitude as a string", bytes: Array(#"{"type":"navigate","id":"w","waypoints":[{"lat":"60.17","lon":24.94}]}"#.utf8), code: "invalid_field"),
         BadBytes(name: "a number too large for a double", bytes: Array(#"{"type":"navigate","id":"w","waypoints":[{"lat":1e999,"lon":24.94}]}"#.utf8), code: "invalid_json"),
         BadBytes(name: "a session id as an object", bytes: Array(#"{"type":"cancel_calculation","id":"w","session":{}}"#.utf8), code: "invalid_field"),
+        // Finite but huge numbers: each trapped a conversion to Int somewhere before CheckedNumber.
+        BadBytes(name: "a session of 1e300", bytes: Array(#"{"type":"cancel_calculation","id":"w","session":1e300}"#.utf8), code: "invalid_field"),
+        BadBytes(name: "a session of 2^63", bytes: Array(#"{"type":"cancel_calculation","id":"w","session":9223372036854775808}"#.utf8), code: "invalid_field"),
+        BadBytes(name: "a snap radius of -1e300", bytes: Array(#"{"type":"snap_route","id":"w","trace":[{"lat":60.17,"lon":24.94,"radius":-1e300},{"lat":60.171,"lon":24.94}]}"#.utf8), code: "invalid_field"),
+        BadBytes(name: "a waypoint radius of 1e300", bytes: Array(#"{"type":"navigate","id":"w","waypoints":[{"lat":60.17,"lon":24.94,"properties":{"radius":1e300}}]}"#.utf8), code: "invalid_field"),
+        BadBytes(name: "a waypoint bearing of [1e20, 45]", bytes: Array(#"{"type":"navigate","id":"w","waypoints":[{"lat":60.17,"lon":24.94,"properties":{"bearing":[1e20,45]}}]}"#.utf8), code: "invalid_field"),
     ]
 
     @Test func rawBadBytesGetAnErrorEachAndTheConnectionStaysUsable() throws {

@@ -75,6 +75,13 @@ import Testing
         Bad(text: "[[routing.fallback]]\nengine = \"bing\"\nurl = \"http://h\"", key: "routing.fallback[0].engine", says: "must be one of"),
         Bad(text: "[routing]\nfallback = \"osrm\"", key: "routing.fallback", says: "array of tables"),
         Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
+        // Numbers past what their key can mean (CheckedNumber): a control id of 2^63 trapped, on SIGHUP too.
+        Bad(text: "[socket]\ncontrol_users = [9.3e18]", key: "socket.control_users", says: "numeric ids from 0 to 4294967294"),
+        Bad(text: "[socket]\ncontrol_groups = [1e300]", key: "socket.control_groups", says: "numeric ids from 0 to 4294967294"),
+        Bad(text: "[socket]\ncontrol_users = [-1]", key: "socket.control_users", says: "numeric ids"),
+        Bad(text: "[socket]\nmax_clients = 1e300", key: "socket.max_clients", says: "outside 1…10000"),
+        Bad(text: "[routing]\ntimeout = nan", key: "routing.timeout", says: "outside"),
+        Bad(text: "[routing]\ntimeout = inf", key: "routing.timeout", says: "outside"),
         // Found by fuzzing when navd used toml++, which aborted the process on these (Fuzz/Regressions/FuzzConfig).
         Bad(text: "[gnss]\n[ {\n", key: nil, says: "line 2, column 3: expected a key, found '{'"),
         Bad(text: "[\u{CD}gnss]", key: nil, says: "line 1, column 2: expected a key, found 'Í'"),

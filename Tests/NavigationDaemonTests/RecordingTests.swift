@@ -84,7 +84,7 @@ import Testing
         (#"{"rec":"fix","now":1,"fix":{"lat":95,"lon":0,"accuracy":1,"time":0},"quality":{"mode":3}}"#, "off the globe"),
         (#"{"rec":"command","now":1,"client":1}"#, "no line"),
         (#"{"rec":"finished","now":1,"session":1,"attempts":1,"error":{"code":"http_x","server":"s"}}"#, "unknown routing error code"),
-        (#"{"rec":"tick"}"#, "no 'now'"),
+        (#"{"rec":"tick"}"#, "no number 'now'"),
     ])
     func aBrokenRecordSaysWhatIsWrong(_ line: String, _ expected: String) throws {
         let object = try #require(try JSONParser.parse(Array(line.utf8)).objectValue)
@@ -242,6 +242,7 @@ import Testing
         ("", "not a navd recording"),
         (#"{"rec":"continued","part":2,"from":"a.jsonl"}"#, "continues an earlier part"),
         (#"{"rec":"header","format":99}"#, "newer than this navctl reads"),
+        (#"{"rec":"header","format":1e300}"#, "format is not a whole number"),
         (#"{"rec":"header","format":1}"#, "no configuration or seed"),
     ])
     func aFileThatIsNotAReplayableRecordingSaysWhy(_ text: String, _ expected: String) {
@@ -250,5 +251,39 @@ import Testing
         } throws: { error in
             "\(error)".contains(expected)
         }
+    }
+
+    /// Numbers of a crafted recording pass CheckedNumber: a decode error naming the field, never a trap in
+    /// `navctl replay` (each of these trapped converting to Int, or became a fix with an impossible number).
+    @Test(arguments: [
+        ("header", ["seed", "seq"], 1e300, "seq"),
+        ("header", ["seed", "nextSession"], -1, "nextSession"),
+        ("fix", ["quality", "mode"], 1e300, "mode of 1, 2 or 3"),
+        ("fix", ["fix", "accuracy"], 1e300, "accuracy"),
+        ("fix", ["fix", "speed"], -1e300, "speed"),
+        ("fix", ["quality", "satellitesUsed"], 9.3e18, "satellitesUsed"),
+        ("fix", ["now"], 1e300, "now"),
+    ])
+    func aCraftedNumberInARecordingIsAnErrorNotATrap(record: String, path: [String], value: Double, expected: String) throws {
+        var lines = try Self.text("valhalla-missed-turn").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let index = try #require(lines.indices.first { lines[$0].hasPrefix(#"{"rec":"\#(record)""#) })
+        func replaced(_ value: JSONValue, _ path: ArraySlice<String>, _ number: Double) -> JSONValue {
+            guard let key = path.first, var object = value.objectValue else { return .number(number) }
+            object[key] = replaced(object[key] ?? .null, path.dropFirst(), number)
+            return .object(object)
+        }
+        let object = replaced(try JSONParser.parse(Array(lines[index].utf8)), path[...], value)
+        lines[index] = String(decoding: JSONLine.serialize(object.objectValue ?? [:], leading: ["rec", "t", "now"]).dropLast(), as: UTF8.self)
+        #expect {
+            _ = try DaemonReplay.run([lines.joined(separator: "\n")])
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
+    }
+
+    /// A line from a server (or a recording's output) with a seq of 1e300 is a decode error for a client.
+    @Test(arguments: [#"{"type":"gnss","seq":1e300,"status":"ok","detail":""}"#, #"{"type":"gnss","seq":-1,"status":"ok","detail":""}"#])
+    func aClientRefusesAnImpossibleSeq(line: String) {
+        #expect(throws: ServerLine.DecodeError.self) { _ = try ServerLine(line: Array(line.utf8)) }
     }
 }

@@ -33,6 +33,19 @@ struct BadResponseTests {
         ("a step that is not an object", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[42]}]}]}"#.utf8), .wrongType("routes[0].legs[0].steps[0]")),
         ("nesting without end", Data(("{\"a\":" + String(repeating: "[", count: 100_000)).utf8), .malformed),
         ("a number out of range", Data(#"{"code":"Ok","routes":[{"distance":1e999}]}"#.utf8), .malformed),
+        // Finite but huge or impossible numbers (CheckedNumber with PhysicalRange): an error naming the field.
+        ("a distance of 1e300", Data(#"{"code":"Ok","routes":[{"distance":1e300,"duration":1,"legs":[]}]}"#.utf8), .wrongType("routes[0].distance")),
+        ("a negative duration", Data(#"{"code":"Ok","routes":[{"distance":1,"duration":-1e300,"legs":[]}]}"#.utf8), .wrongType("routes[0].duration")),
+        ("a leg of 1e20 m", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"distance":1e20,"steps":[]}]}]}"#.utf8), .wrongType("routes[0].legs[0].distance")),
+        ("a roundabout exit of 2^63", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"maneuver":{"exit":9223372036854775808}}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].maneuver.exit")),
+        ("a bearing of -0.5", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"maneuver":{"bearing_after":-0.5}}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].maneuver.bearing_after")),
+        ("a voice instruction at 1e300 m", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"voiceInstructions":[{"distanceAlongGeometry":1e300}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].voiceInstructions[0].distanceAlongGeometry")),
+        ("a Valhalla error code of 1e300", Data(#"{"error_code":1e300,"error":"x"}"#.utf8), .wrongType("error_code")),
+        ("a waypoint off the globe", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[]}],"waypoints":[{"location":[1e300,0]}]}"#.utf8),
+            .wrongType("waypoints[0].location")),
     ]
 
     @Test(arguments: cases)

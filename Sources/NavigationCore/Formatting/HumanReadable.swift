@@ -4,16 +4,16 @@ public enum HumanReadable {
     public static func distance(_ meters: Double) -> String {
         guard meters.isFinite else { return "?" }
         let m = max(0, meters)
-        if m < 100 { return "\(Int((m / 5).rounded()) * 5) m" }
-        if m < 995 { return "\(Int((m / 10).rounded()) * 10) m" }
+        if m < 100 { return "\(CheckedNumber.clampedWhole(m / 5) * 5) m" }
+        if m < 995 { return "\(CheckedNumber.clampedWhole(m / 10) * 10) m" }
         if m < 9_950 { return "\(formatFixed(m / 1000, decimals: 1)) km" }
-        return "\(Int((m / 1000).rounded())) km"
+        return "\(CheckedNumber.clampedWhole(m / 1000)) km"
     }
 
     /// "45 s", "3 min", "1 h 05 min". Durations in seconds.
     public static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "?" }
-        let s = Int(max(0, seconds).rounded())
+        let s = CheckedNumber.clampedWhole(seconds, in: 0...(1 << 53))
         if s < 60 { return "\(s) s" }
         let minutes = (s + 30) / 60
         if minutes < 60 { return "\(minutes) min" }

@@ -27,8 +27,9 @@ public enum Polyline {
         var previousLat: Int64 = 0
         var previousLon: Int64 = 0
         for c in coordinates {
-            let lat = Int64((c.latitude * factor).rounded())
-            let lon = Int64((c.longitude * factor).rounded())
+            // Held to ±2^53 so that a coordinate off the globe cannot trap (callers check coordinates first).
+            let lat = Int64(CheckedNumber.clampedWhole(c.latitude * factor))
+            let lon = Int64(CheckedNumber.clampedWhole(c.longitude * factor))
             appendValue(lat - previousLat, to: &output)
             appendValue(lon - previousLon, to: &output)
             previousLat = lat

@@ -41,12 +41,15 @@ public struct SegmentAnnotation: Hashable, Sendable, Codable {
         self.values = values
     }
 
-    /// Typical travel speed on the segment, metres per second (`speed`).
-    public var speed: Double? { values["speed"]?.doubleValue }
-    /// Travel time along the segment, seconds (`duration`).
-    public var duration: Double? { values["duration"]?.doubleValue }
-    /// Length of the segment, metres (`distance`).
-    public var distance: Double? { values["distance"]?.doubleValue }
+    // Annotations are kept as the server sent them; each number is checked as it is read, and one outside its
+    // range reads as unknown (nil), like a missing one.
+
+    /// Typical travel speed on the segment, metres per second (`speed`), 0 to 1000.
+    public var speed: Double? { CheckedNumber.measure(values["speed"], in: PhysicalRange.routeSpeed) }
+    /// Travel time along the segment, seconds (`duration`), up to 100 days.
+    public var duration: Double? { CheckedNumber.measure(values["duration"], in: PhysicalRange.routeDuration) }
+    /// Length of the segment, metres (`distance`), up to 100 000 km.
+    public var distance: Double? { CheckedNumber.measure(values["distance"], in: PhysicalRange.routeDistance) }
     /// Traffic level, e.g. `low`, `moderate`, `heavy`, `severe`, `unknown` (`congestion`).
     public var congestion: String? { values["congestion"]?.stringValue }
 
@@ -55,7 +58,7 @@ public struct SegmentAnnotation: Hashable, Sendable, Codable {
         guard let object = values["maxspeed"]?.objectValue else { return nil }
         if object["none"]?.boolValue == true { return MaxSpeed.none }
         if object["unknown"]?.boolValue == true { return .unknown }
-        guard let speed = object["speed"]?.doubleValue else { return .unknown }
+        guard let speed = CheckedNumber.measure(object["speed"], in: PhysicalRange.routeSpeed) else { return .unknown }
         let unit = object["unit"]?.stringValue.flatMap(SpeedUnit.init(rawValue:)) ?? .kilometersPerHour
         return .limit(value: speed, unit: unit)
     }

@@ -70,6 +70,8 @@ func formatFixed(_ value: Double, decimals: Int) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
+    // Past 2^53 a Double has no fraction left to write, and Int64(_:) would trap past 9.2e18.
+    guard scaled < 9e15 else { return String(value) }
     let integerPart = Int64(scaled / scale)
     var fraction = String(Int64(scaled) - integerPart * Int64(scale))
     while fraction.count < decimals { fraction = "0" + fraction }

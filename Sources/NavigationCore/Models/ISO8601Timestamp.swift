@@ -6,9 +6,15 @@ import Glibc
 /// Written by hand (proleptic Gregorian arithmetic) so that formatting is deterministic and
 /// independent of locale and time zone settings.
 public enum ISO8601Timestamp {
+    /// Milliseconds since 1970 that ``format(_:)`` writes as they are: years 0000 to 9999. Times outside are held
+    /// at these bounds (and NaN is 1970): a time from outside is checked where it enters navd, and formatting
+    /// never traps.
+    public static let formattableMillis: ClosedRange<Int> = -62_167_219_200_000...253_402_300_799_999
+
     /// Formats a date as `YYYY-MM-DDThh:mm:ss.sssZ` (UTC, milliseconds rounded to nearest).
     public static func format(_ date: Date) -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let exactMillis = date.timeIntervalSince1970 * 1000
+        let totalMillis = Int64(exactMillis.isNaN ? 0 : CheckedNumber.clampedWhole(exactMillis, in: formattableMillis))
         let days = totalMillis >= 0 ? totalMillis / 86_400_000 : (totalMillis - 86_399_999) / 86_400_000
         let millisOfDay = totalMillis - days * 86_400_000
         let (y, m, d) = civilFromDays(days)

@@ -56,7 +56,7 @@ struct ConfigReader {
         if let simulate = section(table["simulate"], "gnss.simulate") {
             reportUnknown(simulate, known: ["start", "speed", "rate", "time_scale", "noise", "missed_turn"], prefix: "gnss.simulate.")
             if let start = simulate["start"] {
-                if let lat = start["lat"]?.doubleValue, let lon = start["lon"]?.doubleValue, abs(lat) <= 90, abs(lon) <= 180 {
+                if let lat = CheckedNumber.measure(start["lat"], in: -90...90), let lon = CheckedNumber.measure(start["lon"], in: -180...180) {
                     gnss.simulateStart = GeographicCoordinate(latitude: lat, longitude: lon)
                 } else {
                     fail("gnss.simulate.start", "must be { lat = …, lon = … } in degrees")
@@ -244,10 +244,11 @@ struct ConfigReader {
         for item in items {
             if let text = item.stringValue {
                 result.append(text)
-            } else if let number = item.doubleValue, number == number.rounded(), number >= 0 {
-                result.append(String(Int(number)))
+            } else if let id = CheckedNumber.whole(item, in: PhysicalRange.systemID) {
+                result.append(String(id))
             } else {
-                return fail("\(section).\(key)", "must be an array of names or numeric ids")
+                // 2^63 as an id trapped converting to Int, and killed a navigating navd on SIGHUP.
+                return fail("\(section).\(key)", "must be an array of names or numeric ids from 0 to \(PhysicalRange.systemID.upperBound), not \(item)")
             }
         }
         target = result
@@ -256,17 +257,19 @@ struct ConfigReader {
     private mutating func number(_ table: [String: JSONValue], _ key: String, section: String, range: ClosedRange<Double>, into target: inout Double) {
         guard let value = table[key] else { return }
         guard let number = value.doubleValue else { return fail("\(section).\(key)", "must be a number") }
-        guard range.contains(number) else { return fail("\(section).\(key)", "\(number) is outside \(range.lowerBound)…\(range.upperBound)") }
-        target = number
+        guard let checked = CheckedNumber.measure(number, in: range) else {
+            return fail("\(section).\(key)", "\(number) is outside \(range.lowerBound)…\(range.upperBound)")
+        }
+        target = checked
     }
 
     private mutating func integer(_ table: [String: JSONValue], _ key: String, section: String, range: ClosedRange<Int>, into target: inout Int) {
         guard let value = table[key] else { return }
-        guard let number = value.doubleValue, number == number.rounded(), abs(number) < 1e15 else {
-            return fail("\(section).\(key)", "must be a whole number")
+        guard let number = value.doubleValue, number == number.rounded() else { return fail("\(section).\(key)", "must be a whole number") }
+        guard let checked = CheckedNumber.whole(number, in: range) else {
+            return fail("\(section).\(key)", "\(Int(exactly: number).map(String.init) ?? "\(number)") is outside \(range.lowerBound)…\(range.upperBound)")
         }
-        guard range.contains(Int(number)) else { return fail("\(section).\(key)", "\(Int(number)) is outside \(range.lowerBound)…\(range.upperBound)") }
-        target = Int(number)
+        target = checked
     }
 
     private mutating func choice<T: RawRepresentable & CaseIterable>(

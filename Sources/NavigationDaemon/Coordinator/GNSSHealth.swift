@@ -28,7 +28,7 @@ public struct GNSSHealth: Equatable, Sendable {
             if fix.location.horizontalAccuracy > degradedAccuracy {
                 return GNSSHealth(
                     status: .degraded,
-                    detail: "fix accuracy \(Int(fix.location.horizontalAccuracy.rounded())) m is worse than \(Int(degradedAccuracy)) m")
+                    detail: "fix accuracy \(CheckedNumber.clampedWhole(fix.location.horizontalAccuracy)) m is worse than \(CheckedNumber.clampedWhole(degradedAccuracy, rounding: .towardZero)) m")
             }
             return GNSSHealth(status: .ok, detail: fix.quality.mode == .threeDimensional ? "3D fix" : "2D fix")
         case .noFix:
@@ -41,7 +41,7 @@ public struct GNSSHealth: Equatable, Sendable {
         switch status {
         case .connecting, .connected, .receiverBack: nil
         case .disconnected(let reason, _): GNSSHealth(status: .lost, detail: "source disconnected: \(reason)")
-        case .receiverLost(let silent): GNSSHealth(status: .lost, detail: "no fix for \(Int(silent.rounded())) s")
+        case .receiverLost(let silent): GNSSHealth(status: .lost, detail: "no fix for \(CheckedNumber.clampedWhole(silent)) s")
         case .failed(let reason): GNSSHealth(status: .lost, detail: "source failed: \(reason)")
         case .finished: GNSSHealth(status: .lost, detail: "replay finished")
         }

@@ -57,8 +57,11 @@ public struct DaemonReplay {
             }
             throw ReplayError(description: "not a navd recording: the first line is not its header")
         }
-        guard let format = header["format"]?.doubleValue, Int(format) <= RecordingCodec.formatVersion else {
-            throw ReplayError(description: "recording format \(header["format"]?.doubleValue.map { String(Int($0)) } ?? "?") is newer than this navctl reads (\(RecordingCodec.formatVersion))")
+        guard let format = CheckedNumber.whole(header["format"], in: 1...PhysicalRange.identifier.upperBound) else {
+            throw ReplayError(description: "the header's format is not a whole number from 1 to 2^53")
+        }
+        guard format <= RecordingCodec.formatVersion else {
+            throw ReplayError(description: "recording format \(format) is newer than this navctl reads (\(RecordingCodec.formatVersion))")
         }
         let settings = { (text: String) throws -> TripCoordinator.Settings in
             TripCoordinator.Settings(config: try ConfigLoader.parse(text, file: "the recorded configuration"))

@@ -123,7 +123,7 @@ public enum RecordingCodec {
         case "fix":
             input = .reading(.fix(GNSSFix(location: try location(object["fix"], in: kind), quality: try quality(object["quality"], in: kind))))
         case "no_fix":
-            input = .reading(.noFix(try quality(object["quality"], in: kind), time: object["time"]?.doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))))
+            input = .reading(.noFix(try quality(object["quality"], in: kind), time: try optional(object, "time", PhysicalRange.referenceTime, in: kind).map(Date.init(timeIntervalSinceReferenceDate:))))
         case "source_status":
             input = .sourceStatus(try sourceStatus(object))
         case "connected":
@@ -141,7 +141,7 @@ public enum RecordingCodec {
                 session: try int(object["session"], "session", in: kind),
                 RouteCalculationRunner.FailedAttempt(
                     attempt: try int(object["attempt"], "attempt", in: kind), engine: try engine(object["engine"]),
-                    error: try fetchError(object["error"]), retryIn: object["retryIn"]?.doubleValue ?? 0,
+                    error: try fetchError(object["error"]), retryIn: try optional(object, "retryIn", PhysicalRange.recordedDuration, in: kind) ?? 0,
                     next: next))
         case "finished":
             let result: Result<[Route], RouteFetchError>
@@ -166,42 +166,67 @@ public enum RecordingCodec {
         default:
             return nil
         }
-        guard let now = object["now"]?.doubleValue else { throw DecodeError("a \(kind) record has no 'now'") }
+        let now = try number(object, "now", PhysicalRange.referenceTime, in: kind)
         return (input, Date(timeIntervalSinceReferenceDate: now))
     }
 
+    // Every number of a recording passes CheckedNumber with its range: a crafted recording is a decode error
+    // naming the record and the field, never a trap in navctl replay or report.
+
     private static func int(_ value: JSONValue?, _ name: String, in kind: String) throws -> Int {
-        guard let number = value?.doubleValue, number == number.rounded(), abs(number) < 1e15 else {
-            throw DecodeError("a \(kind) record has no whole number '\(name)'")
+        guard let number = CheckedNumber.whole(value, in: PhysicalRange.identifier) else {
+            throw DecodeError("a \(kind) record has no whole number '\(name)' from 0 to 2^53")
         }
-        return Int(number)
+        return number
     }
 
-    private static func number(_ object: [String: JSONValue], _ key: String, in kind: String) throws -> Double {
-        guard let value = object[key]?.doubleValue, value.isFinite else { throw DecodeError("a \(kind) record has no number '\(key)'") }
+    /// A required number inside `range`.
+    private static func number(_ object: [String: JSONValue], _ key: String, _ range: ClosedRange<Double>, in kind: String) throws -> Double {
+        guard let value = CheckedNumber.measure(object[key], in: range) else {
+            throw DecodeError("a \(kind) record has no number '\(key)' from \(range.lowerBound) to \(range.upperBound)")
+        }
         return value
+    }
+
+    /// An optional number: absent or null is nil; present, it must be inside `range`.
+    private static func optional(_ object: [String: JSONValue], _ key: String, _ range: ClosedRange<Double>, in kind: String) throws -> Double? {
+        guard let value = object[key], value != .null else { return nil }
+        return try number(object, key, range, in: kind)
+    }
+
+    private static func optionalCount(_ object: [String: JSONValue], _ key: String, in kind: String) throws -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let count = CheckedNumber.whole(value, in: PhysicalRange.satelliteCount) else {
+            throw DecodeError("a \(kind) record's '\(key)' is not a count from 0 to 255")
+        }
+        return count
     }
 
     static func location(_ value: JSONValue?, in kind: String) throws -> UserLocation {
         guard let object = value?.objectValue else { throw DecodeError("a \(kind) record has no fix") }
-        let lat = try number(object, "lat", in: kind), lon = try number(object, "lon", in: kind)
+        let any = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+        let lat = try number(object, "lat", any, in: kind), lon = try number(object, "lon", any, in: kind)
         guard abs(lat) <= 90, abs(lon) <= 180 else { throw DecodeError("a \(kind) record lies off the globe (\(lat), \(lon))") }
+        let courseAccuracy = try optional(object, "courseAccuracy", 0...360, in: kind)
+        let speedAccuracy = try optional(object, "speedAccuracy", PhysicalRange.speed, in: kind)
         return UserLocation(
-            coordinate: GeographicCoordinate(latitude: lat, longitude: lon), horizontalAccuracy: try number(object, "accuracy", in: kind),
-            course: object["course"]?.doubleValue.map { CourseOverGround(degrees: $0, accuracy: object["courseAccuracy"]?.doubleValue) },
-            speed: object["speed"]?.doubleValue.map { Speed(metersPerSecond: $0, accuracy: object["speedAccuracy"]?.doubleValue) },
-            timestamp: Date(timeIntervalSinceReferenceDate: try number(object, "time", in: kind)))
+            coordinate: GeographicCoordinate(latitude: lat, longitude: lon), horizontalAccuracy: try number(object, "accuracy", PhysicalRange.accuracy, in: kind),
+            course: try optional(object, "course", PhysicalRange.course, in: kind).map { CourseOverGround(degrees: $0, accuracy: courseAccuracy) },
+            speed: try optional(object, "speed", PhysicalRange.speed, in: kind).map { Speed(metersPerSecond: $0, accuracy: speedAccuracy) },
+            timestamp: Date(timeIntervalSinceReferenceDate: try number(object, "time", PhysicalRange.referenceTime, in: kind)))
     }
 
     static func quality(_ value: JSONValue?, in kind: String) throws -> GNSSQuality {
-        guard let object = value?.objectValue, let raw = object["mode"]?.doubleValue, let mode = GNSSFixMode(rawValue: Int(raw)) else {
+        // A mode of 1e300 trapped converting to Int before CheckedNumber.
+        guard let object = value?.objectValue, let raw = CheckedNumber.whole(object["mode"], in: 1...3), let mode = GNSSFixMode(rawValue: raw) else {
             throw DecodeError("a \(kind) record has no quality with a mode of 1, 2 or 3")
         }
         return GNSSQuality(
-            mode: mode, satellitesUsed: object["satellitesUsed"]?.intValue,
-            satellitesInView: object["satellitesInView"]?.intValue, hdop: object["hdop"]?.doubleValue,
-            averageSignalStrength: object["signal"]?.doubleValue, horizontalAccuracy: object["accuracy"]?.doubleValue,
-            altitude: object["altitude"]?.doubleValue)
+            mode: mode, satellitesUsed: try optionalCount(object, "satellitesUsed", in: kind),
+            satellitesInView: try optionalCount(object, "satellitesInView", in: kind), hdop: try optional(object, "hdop", PhysicalRange.hdop, in: kind),
+            averageSignalStrength: try optional(object, "signal", 0...99, in: kind),
+            horizontalAccuracy: try optional(object, "accuracy", PhysicalRange.accuracy, in: kind),
+            altitude: try optional(object, "altitude", PhysicalRange.altitude, in: kind))
     }
 
     static func sourceStatus(_ object: [String: JSONValue]) throws -> GNSSSourceStatus {
@@ -209,8 +234,8 @@ public enum RecordingCodec {
         switch object["status"]?.stringValue {
         case "connecting": return .connecting(detail)
         case "connected": return .connected(detail)
-        case "disconnected": return .disconnected(reason: detail, retryIn: object["retryIn"]?.doubleValue ?? 0)
-        case "receiver_lost": return .receiverLost(silentFor: object["silentFor"]?.doubleValue ?? 0)
+        case "disconnected": return .disconnected(reason: detail, retryIn: try optional(object, "retryIn", PhysicalRange.recordedDuration, in: "source_status") ?? 0)
+        case "receiver_lost": return .receiverLost(silentFor: try optional(object, "silentFor", PhysicalRange.recordedDuration, in: "source_status") ?? 0)
         case "receiver_back": return .receiverBack
         case "failed": return .failed(detail)
         case "finished": return .finished
@@ -242,7 +267,7 @@ public enum RecordingCodec {
         case "connection_lost": kind = .connectionLost
         case "timed_out": kind = .timedOut
         case "cancelled": kind = .cancelled
-        case "response_too_large": kind = .responseTooLarge(limit: value?["limit"]?.intValue ?? 0)
+        case "response_too_large": kind = .responseTooLarge(limit: CheckedNumber.whole(value?["limit"], in: PhysicalRange.identifier) ?? 0)
         case "engine_refused": kind = .engineRefused
         case "invalid_response": kind = .invalidResponse
         case "provider_failed": kind = .providerFailed

@@ -42,10 +42,10 @@ public struct RecordingSeed: Sendable, Equatable {
 
     public init(json: JSONValue) throws {
         func int(_ key: String) throws -> Int {
-            guard let value = json[key]?.doubleValue, value >= 0, value == value.rounded() else {
-                throw RecordingCodec.DecodeError("the header's seed has no whole number '\(key)'")
+            guard let value = CheckedNumber.whole(json[key], in: PhysicalRange.identifier) else {
+                throw RecordingCodec.DecodeError("the header's seed has no whole number '\(key)' from 0 to 2^53")
             }
-            return Int(value)
+            return value
         }
         guard let prefix = json["idPrefix"]?.stringValue else { throw RecordingCodec.DecodeError("the header's seed has no idPrefix") }
         idPrefix = prefix
@@ -57,11 +57,11 @@ public struct RecordingSeed: Sendable, Equatable {
             lastFix = GNSSFix(
                 location: try RecordingCodec.location(json["lastFix"], in: "seed"), quality: try RecordingCodec.quality(json["lastFixQuality"], in: "seed"))
         }
-        lastFixAt = json["lastFixAt"]?.doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))
+        lastFixAt = CheckedNumber.measure(json["lastFixAt"], in: PhysicalRange.referenceTime).map(Date.init(timeIntervalSinceReferenceDate:))
         gnssHealth = GNSSHealth(
             status: json["gnss"]?["status"]?.stringValue.flatMap(GNSSHealth.Status.init(rawValue:)) ?? .lost,
             detail: json["gnss"]?["detail"]?.stringValue ?? "")
-        expectedRerouteLatency = json["expectedRerouteLatency"]?.doubleValue ?? 1.5
+        expectedRerouteLatency = CheckedNumber.measure(json["expectedRerouteLatency"], in: PhysicalRange.recordedDuration) ?? 1.5
         sourceFinished = json["sourceFinished"]?.boolValue ?? false
         confirmTripAgeOnFirstFix = json["confirmTripAgeOnFirstFix"]?.boolValue ?? false
         if let trip = json["trip"], trip != .null {

@@ -43,16 +43,25 @@ struct JSONFields {
         return value
     }
 
-    func double(_ key: String) throws(RouteParseError) -> Double? {
+    /// A number inside `range` (``CheckedNumber``): a value outside it (`1e300`, a negative distance) is a wrong
+    /// answer, an error naming the field, never a number passed on to the controller or the socket.
+    func double(_ key: String, in range: ClosedRange<Double>) throws(RouteParseError) -> Double? {
         guard let value = present(key) else { return nil }
         guard case .number(let n) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "a number") }
-        return n
+        guard let checked = CheckedNumber.measure(n, in: range) else {
+            throw RouteParseError.typeMismatch(path: sub(key), expected: "a number from \(range.lowerBound) to \(range.upperBound), not \(n)")
+        }
+        return checked
     }
 
-    func int(_ key: String) throws(RouteParseError) -> Int? {
-        guard let n = try double(key) else { return nil }
-        guard n.rounded() == n, abs(n) < 1e15 else { throw RouteParseError.typeMismatch(path: sub(key), expected: "an integer") }
-        return Int(n)
+    /// A whole number inside `range` (``CheckedNumber``); an error naming the field otherwise.
+    func int(_ key: String, in range: ClosedRange<Int>) throws(RouteParseError) -> Int? {
+        guard let value = present(key) else { return nil }
+        guard case .number(let n) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "an integer") }
+        guard let checked = CheckedNumber.whole(n, in: range) else {
+            throw RouteParseError.typeMismatch(path: sub(key), expected: "an integer from \(range.lowerBound) to \(range.upperBound), not \(n)")
+        }
+        return checked
     }
 
     func string(_ key: String) throws(RouteParseError) -> String? {
@@ -124,7 +133,7 @@ struct OSRMResponseDTO {
     init(_ f: JSONFields) throws(RouteParseError) {
         code = try f.string("code")
         message = try f.string("message")
-        errorCode = try f.int("error_code")
+        errorCode = try f.int("error_code", in: Int(Int32.min)...Int(Int32.max))
         error = try f.string("error")
         // An error answer is reported as such, whatever else it holds.
         if (code.map { $0.lowercased() != "ok" } ?? false) || errorCode != nil { return }
@@ -176,18 +185,20 @@ struct OSRMRouteDTO {
     var legs: [OSRMLegDTO]?
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        distance = try f.double("distance")
-        duration = try f.double("duration")
+        distance = try f.double("distance", in: PhysicalRange.routeDistance)
+        duration = try f.double("duration", in: PhysicalRange.routeDuration)
         geometry = try GeometryDTO(f, key: "geometry")
         legs = try f.objects("legs", OSRMLegDTO.init)
     }
 }
 
 struct OSRMViaWaypointDTO {
+    /// An index into a route's geometry: far more points than any answer of the size navd accepts holds.
+    static let geometryIndexRange = 0...(1 << 31)
     var geometryIndex: Int?
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        geometryIndex = try f.int("geometry_index")
+        geometryIndex = try f.int("geometry_index", in: Self.geometryIndexRange)
     }
 }
 
@@ -201,8 +212,8 @@ struct OSRMLegDTO {
     var viaWaypoints: [OSRMViaWaypointDTO]?
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        distance = try f.double("distance")
-        duration = try f.double("duration")
+        distance = try f.double("distance", in: PhysicalRange.routeDistance)
+        duration = try f.double("duration", in: PhysicalRange.routeDuration)
         steps = try f.objects("steps", OSRMStepDTO.init)
         annotation = [:]
         if let columns = try f.object("annotation") {
@@ -227,12 +238,12 @@ struct OSRMIncidentDTO {
     static let knownKeys: Set<String> = ["id", "type", "description", "impact", "geometry_index_start", "geometry_index_end"]
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        id = try f.string("id") ?? (try? f.int("id")).flatMap { $0.map(String.init) }
+        id = try f.string("id") ?? (try? f.int("id", in: PhysicalRange.identifier)).flatMap { $0.map(String.init) }
         type = try f.string("type")
         description = try f.string("description")
         impact = try f.string("impact")
-        geometryIndexStart = try f.int("geometry_index_start")
-        geometryIndexEnd = try f.int("geometry_index_end")
+        geometryIndexStart = try f.int("geometry_index_start", in: OSRMViaWaypointDTO.geometryIndexRange)
+        geometryIndexEnd = try f.int("geometry_index_end", in: OSRMViaWaypointDTO.geometryIndexRange)
         properties = f.values.filter { !Self.knownKeys.contains($0.key) }
     }
 }
@@ -250,10 +261,10 @@ struct OSRMManeuverDTO {
         type = try f.string("type")
         modifier = try f.string("modifier")
         location = try f.doubles("location")
-        bearingBefore = try f.double("bearing_before")
-        bearingAfter = try f.double("bearing_after")
+        bearingBefore = try f.double("bearing_before", in: PhysicalRange.course)
+        bearingAfter = try f.double("bearing_after", in: PhysicalRange.course)
         instruction = try f.string("instruction")
-        exit = try f.int("exit")
+        exit = try f.int("exit", in: 0...1000)
     }
 }
 
@@ -295,8 +306,8 @@ struct OSRMStepDTO {
     var voiceInstructions: [OSRMVoiceDTO]?
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        distance = try f.double("distance")
-        duration = try f.double("duration")
+        distance = try f.double("distance", in: PhysicalRange.routeDistance)
+        duration = try f.double("duration", in: PhysicalRange.routeDuration)
         geometry = try GeometryDTO(f, key: "geometry")
         name = try f.string("name")
         ref = try f.string("ref")
@@ -338,7 +349,7 @@ struct OSRMBannerContentDTO {
         text = try f.string("text")
         type = try f.string("type")
         modifier = try f.string("modifier")
-        degrees = try f.double("degrees")
+        degrees = try f.double("degrees", in: -360...360)
         components = try f.objects("components", OSRMBannerComponentDTO.init)
     }
 }
@@ -350,7 +361,7 @@ struct OSRMBannerDTO {
     var sub: OSRMBannerContentDTO?
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        distanceAlongGeometry = try f.double("distanceAlongGeometry")
+        distanceAlongGeometry = try f.double("distanceAlongGeometry", in: PhysicalRange.routeDistance)
         primary = try f.object("primary").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
         secondary = try f.object("secondary").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
         sub = try f.object("sub").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
@@ -363,7 +374,7 @@ struct OSRMVoiceDTO {
     var ssmlAnnouncement: String?
 
     init(_ f: JSONFields) throws(RouteParseError) {
-        distanceAlongGeometry = try f.double("distanceAlongGeometry")
+        distanceAlongGeometry = try f.double("distanceAlongGeometry", in: PhysicalRange.routeDistance)
         announcement = try f.string("announcement")
         ssmlAnnouncement = try f.string("ssmlAnnouncement")
     }

@@ -30,9 +30,14 @@ public struct OSRMResponseParser: RouteResponseParser {
         if let error = engineError(in: response) { throw error }
         guard let routeDTOs = response.routes ?? response.matchings else { throw RouteParseError.missingField("routes") }
         guard !routeDTOs.isEmpty else { throw RouteParseError.noRoutes }
-        let waypoints = (response.waypoints ?? []).compactMap { dto -> Waypoint? in
-            guard let location = dto.location, location.count >= 2 else { return nil }
-            return Waypoint(coordinate: GeographicCoordinate(latitude: location[1], longitude: location[0]), kind: .break)
+        var waypoints: [Waypoint] = []
+        for (index, dto) in (response.waypoints ?? []).enumerated() {
+            guard let location = dto.location, location.count >= 2 else { continue }
+            let coordinate = GeographicCoordinate(latitude: location[1], longitude: location[0])
+            guard coordinate.isValid else {
+                throw RouteParseError.typeMismatch(path: "waypoints[\(index)].location", expected: "[lon, lat] on the globe, not \(location)")
+            }
+            waypoints.append(Waypoint(coordinate: coordinate, kind: .break))
         }
         return try routeDTOs.enumerated().map { index, dto in
             try buildRoute(dto, path: "\(response.routes != nil ? "routes" : "matchings")[\(index)]", waypoints: waypoints)
@@ -161,6 +166,9 @@ public struct OSRMResponseParser: RouteResponseParser {
             let maneuverLocation: GeographicCoordinate
             if let l = maneuverDTO.location, l.count >= 2 {
                 maneuverLocation = GeographicCoordinate(latitude: l[1], longitude: l[0])
+                guard maneuverLocation.isValid else {
+                    throw RouteParseError.typeMismatch(path: "\(stepPath()).maneuver.location", expected: "[lon, lat] on the globe, not \(l)")
+                }
             } else if let first = geometry.first {
                 maneuverLocation = first
             } else {
@@ -240,7 +248,7 @@ public struct OSRMResponseParser: RouteResponseParser {
         let measured = Geodesy.length(of: geometry)
         if distance > 50, measured > 0, measured / distance > 5 || measured / distance < 0.2 {
             throw RouteParseError.invalidGeometry(
-                "\(path): the geometry is \(Int(measured)) m long but the route is \(Int(distance)) m: "
+                "\(path): the geometry is \(CheckedNumber.clampedWhole(measured, rounding: .towardZero)) m long but the route is \(CheckedNumber.clampedWhole(distance, rounding: .towardZero)) m: "
                     + "was it decoded with the wrong polyline precision (this parser uses \(polylinePrecision))?")
         }
         let waypoints = Self.waypoints(

@@ -61,11 +61,11 @@ public struct OSRMMapMatchingRequestGenerator: MapMatchingRequestGenerator {
             "gaps": "ignore", "tidy": "true",
         ]
         if trace.allSatisfy({ $0.timestamp != nil }) {
-            parameters["timestamps"] = trace.map { String(Int64($0.timestamp!.timeIntervalSince1970.rounded())) }
+            parameters["timestamps"] = trace.map { String(CheckedNumber.clampedWhole($0.timestamp!.timeIntervalSince1970)) }
                 .joined(separator: ";")
         }
         if trace.contains(where: { $0.radius != nil }) {
-            parameters["radiuses"] = trace.map { $0.radius.map { String(Int(min(50, $0.rounded(.up)))) } ?? "" }
+            parameters["radiuses"] = trace.map { $0.radius.map { String(CheckedNumber.clampedWhole($0, rounding: .up, in: 0...50)) } ?? "" }
                 .joined(separator: ";")
         }
         try requireQueryValues(options, engine: "OSRM")
@@ -156,7 +156,7 @@ struct OSRMWaypointParameters {
         for waypoint in waypoints {
             let p = waypoint.properties
             bearings.append(Self.bearing(p["bearing"]))
-            radiuses.append(p["radius"]?.doubleValue.map { String(Int($0.rounded(.up))) } ?? p["radius"]?.stringValue ?? "")
+            radiuses.append(p["radius"]?.doubleValue.map { String(Self.radiusText($0)) } ?? p["radius"]?.stringValue ?? "")
             approaches.append(p["approach"]?.stringValue ?? "")
             hints.append(p["hint"]?.stringValue ?? "")
         }
@@ -177,17 +177,23 @@ struct OSRMWaypointParameters {
     /// `deg,range` from the fix's course: the route then leaves in the direction of travel.
     static func originBearing(_ origin: UserLocation) -> String {
         guard let course = origin.course else { return "" }
-        let range = Int(min(90, max(15, (course.accuracy ?? 45).rounded())))
-        return "\(Int(course.degrees.rounded()) % 360),\(range)"
+        let range = CheckedNumber.clampedWhole(course.accuracy ?? 45, in: 15...90)
+        return "\(CheckedNumber.clampedWhole(Geodesy.normalizedDegrees(course.degrees), in: 0...360) % 360),\(range)"
+    }
+
+    /// A waypoint's search radius as OSRM takes it: whole metres, rounded up. The navigate command has checked it
+    /// against ``PhysicalRange/radius``; held there for any other caller, so that no value traps.
+    static func radiusText(_ metres: Double) -> Int {
+        CheckedNumber.clampedWhole(metres, rounding: .up, in: 0...Int(PhysicalRange.radius.upperBound))
     }
 
     static func bearing(_ value: JSONValue?) -> String {
         switch value {
         // 1e400 parses as infinity, which Int() would trap on: a client's option must never stop navd.
-        case .number(let degrees)? where degrees.isFinite: "\(Int(Geodesy.normalizedDegrees(degrees).rounded()) % 360),45"
+        case .number(let degrees)? where degrees.isFinite: "\(CheckedNumber.clampedWhole(Geodesy.normalizedDegrees(degrees), in: 0...360) % 360),45"
         case .string(let text)?: text
         case .array(let pair)? where pair.count == 2:
-            "\(pair[0].intValue ?? 0),\(pair[1].intValue ?? 45)"
+            "\(CheckedNumber.whole(pair[0], in: 0...360) ?? 0),\(CheckedNumber.whole(pair[1], in: 0...180) ?? 45)"
         default: ""
         }
     }
