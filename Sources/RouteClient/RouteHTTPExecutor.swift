@@ -5,8 +5,9 @@ import NIOCore
 import RouteAdapters
 import Synchronization
 
-/// Performs ``HTTPRequestSpec`` values with AsyncHTTPClient: connect and total timeouts, a response size
-/// limit, and cancellation through Swift task cancellation.
+/// Performs ``HTTPRequestSpec`` values with AsyncHTTPClient: a connect timeout, a total timeout over the whole
+/// exchange (connect, head and body: a server that stalls mid-body is `timed_out`), a response size limit,
+/// redirects only on the same server (``RedirectPolicy``), and cancellation through Swift task cancellation.
 ///
 /// Owns its HTTP client: call ``shutdown()`` when done.
 public final class RouteHTTPExecutor: Sendable {
@@ -58,7 +59,8 @@ public final class RouteHTTPExecutor: Sendable {
         self.configuration = configuration
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.timeout = .init(connect: .init(configuration.connectTimeout))
-        clientConfiguration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        // Redirects are followed by send(_:) under RedirectPolicy: AsyncHTTPClient would follow them to any host.
+        clientConfiguration.redirectConfiguration = .disallow
         // Report a refused connection at once instead of retrying until the connect timeout: callers
         // (route calculation sessions) retry with their own backoff and publish each failure.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
@@ -95,7 +97,49 @@ public final class RouteHTTPExecutor: Sendable {
         }
     }
 
+    /// Sends the request, following same-server redirects, within the total timeout: the deadline races the
+    /// whole exchange, body included (AsyncHTTPClient's own deadline ends with the response head).
     private func send(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
+        let server = spec.server
+        let limit = configuration.totalTimeout
+        let deadline = ContinuousClock.now + limit
+        do {
+            return try await withThrowingTaskGroup(of: Response?.self) { group in
+                group.addTask { try await self.sendFollowingRedirects(spec, deadline: deadline) }
+                group.addTask {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw RouteFetchError(server: server, kind: .timedOut, detail: "no complete answer within \(limit)")
+                }
+                return response
+            }
+        } catch {
+            throw classify(error, server: server, answering: false)
+        }
+    }
+
+    private func sendFollowingRedirects(_ spec: HTTPRequestSpec, deadline: ContinuousClock.Instant) async throws(RouteFetchError) -> Response {
+        var current = spec
+        for hop in 0...RedirectPolicy.maximumHops {
+            let (response, location) = try await sendOnce(current, deadline: deadline)
+            guard RedirectPolicy.statuses.contains(response.status), let location else { return response }
+            guard hop < RedirectPolicy.maximumHops else {
+                throw RouteFetchError(
+                    server: spec.server, kind: .httpStatus(response.status), detail: "more than \(RedirectPolicy.maximumHops) redirects, not followed")
+            }
+            switch RedirectPolicy.decide(from: current.url, location: location) {
+            case .follow(let url): current.url = url
+            case .refuse(let why): throw RouteFetchError(server: spec.server, kind: .httpStatus(response.status), detail: "\(why), not followed")
+            }
+        }
+        throw RouteFetchError(server: spec.server, kind: .httpStatus(310), detail: "too many redirects")
+    }
+
+    /// One request: the answer, and its `Location` when it redirects.
+    private func sendOnce(_ spec: HTTPRequestSpec, deadline: ContinuousClock.Instant) async throws(RouteFetchError) -> (Response, String?) {
         let server = spec.server
         var request = HTTPClientRequest(url: spec.url)
         request.method = spec.method == .get ? .GET : .POST
@@ -104,7 +148,8 @@ public final class RouteHTTPExecutor: Sendable {
         var answering = false
         do {
             try Task.checkCancellation()
-            let response = try await client.execute(request, timeout: .init(configuration.totalTimeout))
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            let response = try await client.execute(request, timeout: .init(max(remaining, .milliseconds(1))))
             answering = true
             let expected = response.headers.first(name: "content-length").flatMap(Int.init)
             if let expected, expected > configuration.maximumResponseSize {
@@ -113,7 +158,8 @@ public final class RouteHTTPExecutor: Sendable {
                     detail: "Content-Length \(expected)")
             }
             let buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
-            return Response(status: Int(response.status.code), body: Data(buffer.readableBytesView))
+            let status = Int(response.status.code)
+            return (Response(status: status, body: Data(buffer.readableBytesView)), response.headers.first(name: "location"))
         } catch {
             throw classify(error, server: server, answering: answering)
         }

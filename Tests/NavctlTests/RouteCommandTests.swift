@@ -1,6 +1,7 @@
 import Foundation
 import NavigationCore
 import Testing
+import TestSupport
 
 @Suite("navctl route")
 struct RouteCommandTests {
@@ -67,6 +68,29 @@ struct RouteCommandTests {
             "route", "fetch", "--engine", "osrm", "--url", "http://127.0.0.1:9", "--from", "60.1699,24.9384", "--to", "60.1686,24.95",
         ])
         Self.expectOneLineError(output, containing: "cannot connect to routing server http://127.0.0.1:9")
+    }
+
+    /// The stalled server: the head, 13 bytes of a 100 000-byte body, then silence. `--timeout 2` bounds
+    /// the whole exchange (it hung for 40 s until killed).
+    @Test func aStalledServerIsATimeoutWithinTheTimeout() throws {
+        let engine = try FaultyEngine(upstream: "http://127.0.0.1:9")
+        defer { engine.stop() }
+        engine.behaviour = .stalledBody
+        let started = Date()
+        let output = try NavctlProcess.run([
+            "route", "fetch", "--engine", "osrm", "--url", engine.url, "--timeout", "2", "--from", "60.1699,24.9384", "--to", "60.1686,24.95",
+        ])
+        let elapsed = Date().timeIntervalSince(started)
+        Self.expectOneLineError(output, containing: "did not answer in time")
+        #expect(elapsed < 8, "navctl took \(elapsed) s with --timeout 2")
+    }
+
+    @Test(arguments: ["1e300", "nan", "-1"])
+    func anImpossibleTimeoutIsOneClearLine(timeout: String) throws {
+        let output = try NavctlProcess.run([
+            "route", "fetch", "--engine", "osrm", "--url", "http://127.0.0.1:9", "--timeout=\(timeout)", "--from", "60.1699,24.9384", "--to", "60.1686,24.95",
+        ])
+        Self.expectOneLineError(output, containing: "--timeout must be from 0.1 to 3600 seconds")
     }
 
     @Test func badCoordinatesAreRejectedWithUsage() throws {

@@ -24,6 +24,7 @@ struct EngineFaultTests {
         Fault(behaviour: .truncatedJSON, code: "invalid_response", retryable: false, attempts: 1),
         Fault(behaviour: .cutMidAnswer, code: "connection_lost", retryable: true, attempts: 2),
         Fault(behaviour: .slow, code: "timed_out", retryable: true, attempts: 2),
+        Fault(behaviour: .stalledBody, code: "timed_out", retryable: true, attempts: 2),
         Fault(behaviour: .noRoute, code: "engine_refused", retryable: false, attempts: 1),
     ]
 

@@ -179,6 +179,50 @@ struct HTTPExecutorTests {
         #expect(!error.description.contains("cannot connect"))
     }
 
+    /// The head and 13 bytes of a 100 000-byte body, then silence with the connection open: the total timeout
+    /// bounds the whole exchange (before, the body was awaited for ever: `navctl route fetch --timeout 2` hung
+    /// for 40 s until killed, and inside navd the reroute stayed in flight for the rest of the trip).
+    @Test(arguments: [0, 13])
+    func aStalledBodyTimesOut(sent: Int) async throws {
+        let body = try RepoPaths.routeFixture("helsinki_osrm_plain")
+        let started = ContinuousClock.now
+        let (result, _) = try await fetch(
+            .stallBody(body: body, announced: 100_000, sent: sent), engine: { .osrm(baseURL: $0) },
+            configuration: .init(connectTimeout: .seconds(1), totalTimeout: .milliseconds(800)))
+        let error = try failure(result)
+        #expect(error.kind == .timedOut, "\(error)")
+        #expect(error.isRetryable)
+        #expect(started.duration(to: .now) < .seconds(10), "the timeout bounds the exchange")
+    }
+
+    /// A redirect on the same server is followed (up to 3 hops); one to another host, or from https to http,
+    /// is not: a redirect must not send a request, and the key in it, elsewhere.
+    @Test func aRedirectOnTheSameServerIsFollowed() async throws {
+        let body = try RepoPaths.routeFixture("helsinki_osrm_plain")
+        let (result, _) = try await fetch(.redirectThenRespond(target: "/moved/route", body: body), engine: { .osrm(baseURL: $0) })
+        guard case .success(let routes) = result else { throw try failure(result) }
+        #expect(!routes.isEmpty)
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.2:{port}/route/v1/driving/x", "http://localhost:{port}/elsewhere", "//127.0.0.3/x", "ftp://127.0.0.1/x",
+    ])
+    func aRedirectToAnotherServerIsNotFollowed(location: String) async throws {
+        let (result, server) = try await fetch(.redirect(status: 302, location: location), engine: { .osrm(baseURL: $0) })
+        let error = try failure(result)
+        #expect(error.kind == .httpStatus(302), "\(error)")
+        #expect(error.detail.contains("not followed"), "\(error.detail)")
+        #expect(!error.isRetryable)
+        _ = server
+    }
+
+    @Test func aRedirectLoopStopsAfterThreeHops() async throws {
+        let (result, _) = try await fetch(.redirect(status: 307, location: "/again"), engine: { .osrm(baseURL: $0) })
+        let error = try failure(result)
+        #expect(error.kind == .httpStatus(307), "\(error)")
+        #expect(error.detail.contains("3 redirects"), "\(error.detail)")
+    }
+
     @Test func aResponseOverTheSizeLimitIsRefused() async throws {
         let big = Data(repeating: UInt8(ascii: " "), count: 300_000)
         let (result, _) = try await fetch(

@@ -13,6 +13,14 @@ final class TestHTTPServer: Sendable {
         /// Send the head (announcing `body.count` bytes) and the first `sent` bytes of `body`, then close the
         /// connection: an answer cut in the middle.
         case cutMidAnswer(body: Data, sent: Int)
+        /// Send the head (announcing `announced` bytes) and the first `sent` bytes of `body`, then nothing more,
+        /// keeping the connection open: a stalled server.
+        case stallBody(body: Data, announced: Int, sent: Int)
+        /// Answer with `status` and a `Location` header; `location` may contain `{port}`, this server's port.
+        case redirect(status: Int, location: String)
+        /// Redirect `/route` (or any path but `target`) to `target` on this server, and answer `target` with
+        /// `body`: a same-server redirect a client may follow.
+        case redirectThenRespond(target: String, body: Data)
     }
 
     /// What the server received.
@@ -111,6 +119,26 @@ final class TestHTTPServer: Sendable {
                     context.close(promise: nil)
                     return
                 }
+                if case .stallBody(let full, let announced, let sent) = behavior {
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Content-Type", value: "application/json")
+                    headers.add(name: "Content-Length", value: String(announced))
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: full.prefix(sent))))), promise: nil)
+                    return
+                }
+                if case .redirect(let status, let location) = behavior {
+                    respond(context, head, status: status, location: location.replacingOccurrences(of: "{port}", with: String(port(context))))
+                    return
+                }
+                if case .redirectThenRespond(let target, let responseBody) = behavior {
+                    if head.uri == target {
+                        respond(context, head, status: 200, body: responseBody)
+                    } else {
+                        respond(context, head, status: 307, location: target)
+                    }
+                    return
+                }
                 guard case .respond(let status, let contentType, let responseBody) = behavior else { return }
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: contentType)
@@ -120,6 +148,18 @@ final class TestHTTPServer: Sendable {
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: responseBody)))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
+        }
+
+        func port(_ context: ChannelHandlerContext) -> Int { context.channel.localAddress?.port ?? 0 }
+
+        func respond(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, status: Int, location: String? = nil, body: Data = Data()) {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(body.count))
+            if let location { headers.add(name: "Location", value: location) }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
 }

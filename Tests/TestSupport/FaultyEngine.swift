@@ -22,6 +22,10 @@ public final class FaultyEngine: @unchecked Sendable {
         case cutMidAnswer
         /// Answer after `slowDelay` seconds (longer than navd's timeout).
         case slow
+        /// The response head announcing 100 000 bytes and 13 bytes of body, then silence with the connection
+        /// open (until the client closes it, or 30 s): a stalled server, which used to hold a reroute in flight for
+        /// the rest of the trip.
+        case stalledBody
         /// Valhalla's answer when it cannot route: HTTP 400, `error_code` 442.
         case noRoute
         /// HTTP 401 with a page quoting the request line, API key and all (as some hosted services do).
@@ -118,6 +122,16 @@ public final class FaultyEngine: @unchecked Sendable {
         case .slow:
             Thread.sleep(forTimeInterval: slowDelay)
             Self.send(client, forward(request))
+        case .stalledBody:
+            var head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n".utf8)
+            head += Array(#"{"code":"Ok",""#.utf8)
+            Self.send(client, head)
+            // Hold the connection until the client gives up: recv returns 0 when it closes.
+            var pollEntry = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            for _ in 0..<300 where !stopped.load(ordering: .relaxed) {
+                if poll(&pollEntry, 1, 100) > 0, recv(client, &buffer, buffer.count, 0) <= 0 { break }
+            }
         case .noRoute:
             let body = #"{"error_code":442,"error":"No path could be found for input","status_code":400,"status":"Bad Request"}"#
             Self.send(client, Self.response(status: "400 Bad Request", type: "application/json", body: Array(body.utf8)))
