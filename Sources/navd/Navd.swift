@@ -42,6 +42,7 @@ struct CheckConfig: ParsableCommand {
             let config = try ConfigLoader.load(path: file)
             print("\(file): OK")
             print(ConfigSummary.describe(config))
+            if let warning = ConfigFileSafety.warning(path: file) { StandardStream.error.write("warning: \(warning)\n") }
         } catch {
             StandardStream.error.write("\(error)\n")
             throw ExitCode(1)

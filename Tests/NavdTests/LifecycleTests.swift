@@ -94,6 +94,21 @@ struct LifecycleTests {
         #expect(run.output.contains("routing.engine"), "\(run.output)")
     }
 
+    /// A file every user can read that holds a key: check-config says so (and how to fix it); the same file
+    /// closed to others, or without a key, gets no warning.
+    @Test(arguments: [(0o644, true, true), (0o640, true, false), (0o644, false, false)])
+    func checkConfigWarnsAboutAWorldReadableKey(mode: Int, withKey: Bool, warns: Bool) throws {
+        let file = "/tmp/navd-key-\(UUID().uuidString.prefix(8)).toml"
+        let key = withKey ? "api_key = \"S3CRET\", " : ""
+        try "[routing]\nengine = \"valhalla\"\nurl = \"http://127.0.0.1:8002\"\noptions = { \(key)costing = \"auto\" }\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        chmod(file, mode_t(mode))
+        let check = try ExternalProcess(try NavdInstance.binary(), ["check-config", file])
+        #expect(check.waitForExit(timeout: 30) == 0, "\(check.output)")
+        #expect(check.output.contains("every user on this machine can read it: chmod 0640") == warns, "\(check.output)")
+        #expect(!check.output.contains("S3CRET"), "\(check.output)")
+    }
+
     @Test func sdNotifyReadyStatusWatchdogAndStopping() throws {
         let listener = try NotifyListener()
         let navd = try NavdInstance(sections: Self.simulatedConfig(valhalla: try Engines.valhallaURL()))

@@ -137,4 +137,25 @@ struct ProcessFaultTests {
         #expect(client.received.filter { $0.type == "trip_state" }.count > 10)
         print("process fault disk full: said once; the journal survived; saving resumed once there was room")
     }
+
+    /// The flight recorder and the trip journal share a disk: the recorder keeps 64 MB free
+    /// (FlightRecorder.freeSpaceReserve) and ends its recording there, so the journal keeps saving.
+    @Test func theRecorderLeavesTheJournalRoomOnAFillingDisk() throws {
+        let disk = try SmallDisk(kilobytes: 80 * 1024, readOnly: false)
+        try disk.fill(leaving: (64 << 20) + 200_000)
+        let navd = try NavdInstance(
+            sections: LifecycleTests.simulatedConfig(valhalla: try Engines.valhallaURL(), timeScale: 2)
+                + "\n[recording]\nenabled = true\ndirectory = \"\(disk.path)/recordings\"\n",
+            journal: disk.path + "/trip.json")
+        let client = try Self.navigate(navd, seconds: 8)
+        #expect(navd.log.contains("the disk keeps 64 MB free for the trip journal"), "\(navd.log.suffix(2000))")
+        #expect(!navd.log.contains("cannot save the trip journal"), "\(navd.log.suffix(2000))")
+        let journal = try Data(contentsOf: URL(fileURLWithPath: navd.journalPath))
+        #expect((try? JSONSerialization.jsonObject(with: journal)) != nil)
+        let recordings = try FileManager.default.contentsOfDirectory(atPath: disk.path + "/recordings").filter { $0.hasSuffix(".jsonl") }.sorted()
+        let last = try String(contentsOfFile: disk.path + "/recordings/" + (recordings.last ?? ""), encoding: .utf8).split(separator: "\n").last
+        #expect(last?.contains(#""reason":"disk_full""#) == true, "\(String(describing: last))")
+        #expect(client.received.filter { $0.type == "trip_state" }.count > 10)
+        #expect(navd.process?.isRunning == true)
+    }
 }

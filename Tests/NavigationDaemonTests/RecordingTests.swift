@@ -4,6 +4,7 @@ import Logging
 import NavigationCore
 import NavigationDaemon
 import NavigationProtocol
+import RouteAdapters
 import RouteClient
 import Testing
 
@@ -115,6 +116,32 @@ import Testing
         #expect(redacted.contains("route.example.com"))
     }
 
+    /// Inline tables (the form the docs show for engine options) and every value form TOML has.
+    @Test(arguments: [
+        (#"options = { api_key = "INLINE-1", costing = "auto" }"#, "INLINE-1", #"costing = "auto""#),
+        (#"options = {costing="auto",accessToken='INLINE-2'}"#, "INLINE-2", #"costing="auto""#),
+        (#"headers = { "X-Api-Key" = "INLINE-3" } # the fleet's key"#, "INLINE-3", "# the fleet's key"),
+        (#"options = { nested = { secret = "INLINE-4" }, units = "km" }"#, "INLINE-4", #"units = "km""#),
+        (#"auth_token = 12345678"#, "12345678", "auth_token"),
+        (#"options = { note = "api_key = not-a-secret-key", password = "P"W" }"#, #"P"W"#, "api_key = not-a-secret-key"),
+    ])
+    func inlineTablesKeepNoSecret(line: String, secret: String, kept: String) {
+        let redacted = ConfigRedaction.redact(line)
+        #expect(!redacted.contains(secret), "\(redacted)")
+        #expect(redacted.contains(kept), "\(redacted)")
+        #expect(redacted.contains("***"))
+    }
+
+    /// Valhalla takes `api_key` in its POST body: the recorder's exchange keeps it out (HTTPRequestSpec.secrets).
+    @Test func aKeyInAPOSTBodyIsNotRecorded() {
+        let body = Data(#"{"locations":[{"lat":60.1,"lon":24.9}],"costing":"auto","api_key":"BODY-KEY","x":{"authToken":"NESTED"}}"#.utf8)
+        let spec = HTTPRequestSpec(method: .post, url: "https://valhalla.example/route", body: body)
+        #expect(Set(spec.secrets) == ["BODY-KEY", "NESTED"])
+        let scrubbed = spec.scrubbed(String(decoding: body, as: UTF8.self))
+        #expect(!scrubbed.contains("BODY-KEY") && !scrubbed.contains("NESTED"))
+        #expect(scrubbed.contains(#""costing":"auto""#))
+    }
+
     // MARK: - Files
 
     func directory() throws -> String {
@@ -143,6 +170,27 @@ import Testing
         #expect(lines.last?.hasPrefix(#"{"rec":"end""#) == true && lines.last?.contains(#""reason":"done""#) == true)
         #expect(summary.files == [recorder.path])
         #expect(summary.bytes == (try FileManager.default.attributesOfItem(atPath: recorder.path)[.size] as? Int))
+    }
+
+    /// The running recording counts against max_total_mb: alone past it, it ends with an `end` record that says
+    /// why (it used to grow until the disk was full and the trip journal failed with ENOSPC).
+    @Test func theRunningRecordingStaysWithinTheTotalLimit() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recorder = try FlightRecorder(
+            limits: .init(directory: directory, maxFileBytes: 10_000, maxTotalBytes: 30_000), header: [:], createdAt: Self.now,
+            logger: Logger(label: "test"))
+        let padding = String(repeating: "p", count: 900)
+        for index in 0..<50 { recorder.record(["rec": "note", "index": .number(Double(index)), "padding": .string(padding)]) }
+        let summary = recorder.stop(reason: "done")
+        let sizes = try summary.files.map { try #require(try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) }
+        #expect(sizes.reduce(0, +) <= 30_000, "\(sizes)")
+        let lines = try summary.files.flatMap { try String(contentsOfFile: $0, encoding: .utf8).split(separator: "\n") }
+        #expect(lines.last?.hasPrefix(#"{"rec":"end""#) == true && lines.last?.contains(#""reason":"max_total_mb""#) == true, "\(lines.last ?? "")")
+        #expect(lines.filter { $0.hasPrefix(#"{"rec":"end""#) }.count == 1)
+        // What was kept is the drive's beginning without a gap: a replayable recording.
+        let indices = lines.compactMap { try? JSONParser.parse(Array($0.utf8))["index"]?.doubleValue }.map { Int($0) }
+        #expect(!indices.isEmpty && indices == Array(0..<indices.count))
     }
 
     @Test func aLongRecordingContinuesInPartsAndOldRecordingsMakeRoom() throws {

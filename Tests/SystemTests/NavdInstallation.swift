@@ -13,8 +13,9 @@ struct NavdInstallation {
 
     static let configPath = "/etc/navd/navd.toml"
     static let socketPath = "/run/navd/navd.sock"
-    /// Members may send control commands (alice); members of navd only (bob) may read.
-    static let controlGroup = "navd-drivers"
+    /// Members may send control commands (alice); members of navd only (bob) may read. The package creates it
+    /// and the shipped navd.toml names it (least privilege: a dashboard in navd reads, a driver's app controls).
+    static let controlGroup = "navd-control"
 
     /// Boots a fresh system, installs the package with apt, adds the users and points navd at Valhalla.
     static func boot(configure edits: [(String, String)] = []) async throws -> NavdInstallation {
@@ -22,7 +23,7 @@ struct NavdInstallation {
         do {
             try system.must("DEBIAN_FRONTEND=noninteractive apt-get install -y \(try SystemFixtures.package())", timeout: 180)
             try system.must(
-                "groupadd \(controlGroup) && useradd -m -G navd,\(controlGroup) alice && useradd -m -G navd bob && useradd -m carol")
+                "useradd -m -G navd,\(controlGroup) alice && useradd -m -G navd bob && useradd -m carol")
             let shipped = try system.must("cat \(configPath)")
             let installation = NavdInstallation(system: system, shippedConfig: shipped)
             try installation.configure(edits)
@@ -39,7 +40,6 @@ struct NavdInstallation {
         let valhalla = try Engines.valhallaURL()
         let base: [(String, String)] = [
             (#"url = "http://127.0.0.1:8002""#, #"url = "\#(valhalla)""#),
-            (#"control_groups = ["navd"]"#, #"control_groups = ["\#(Self.controlGroup)"]"#),
         ]
         for (old, new) in base + edits {
             guard config.contains(old) else {

@@ -20,6 +20,11 @@ struct PackageLifecycleTests {
         let groups = try system.must("id -nG navd").split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect(groups.contains("navd") && groups.contains("dialout"), "navd's groups: \(groups)")
         #expect(try system.must("getent passwd navd").contains("/usr/sbin/nologin"))
+        // The configuration may hold API keys: root and navd's group only; the control group exists and the
+        // shipped configuration names it (socket readers are not controllers).
+        #expect(try system.run("stat -c '%a %U:%G' /etc/navd/navd.toml").trimmed == "640 root:navd")
+        #expect(try system.run("getent group navd-control").succeeded)
+        #expect(try system.must("grep '^control_groups' /etc/navd/navd.toml").contains(#"["navd-control"]"#))
         for path in [
             "/usr/bin/navd", "/usr/bin/navctl", "/lib/systemd/system/navd.service", "/lib/udev/rules.d/60-navd-gnss.rules",
             "/etc/navd/navd.toml", "/usr/share/man/man8/navd.8.gz", "/usr/share/man/man1/navctl.1.gz", "/usr/share/man/man5/navd.toml.5.gz",
@@ -61,6 +66,7 @@ struct PackageLifecycleTests {
         #expect(try system.must("dpkg-query -W -f '${Version}' navd") == String(upgradedVersion))
         let config = try system.must("cat /etc/navd/navd.toml")
         #expect(config.contains("# edited on the vehicle") && config.contains(#"level = "debug""#))
+        #expect(try system.run("stat -c '%a %U:%G' /etc/navd/navd.toml").trimmed == "640 root:navd", "the upgrade changed the file's rights")
         #expect(try system.run("test -e /etc/navd/navd.toml.dpkg-dist").succeeded == false)
         #expect(try system.run("systemctl is-enabled navd.service").trimmed == "enabled")
         #expect(try system.property("ActiveState") == "active")
@@ -78,6 +84,7 @@ struct PackageLifecycleTests {
         for path in ["/var/lib/navd", "/etc/navd", "/etc/systemd/system/multi-user.target.wants/navd.service"] {
             #expect(try !system.run("test -e \(path)").succeeded, "\(path) survived the purge")
         }
+        #expect(try !system.run("dpkg-statoverride --list /etc/navd/navd.toml").succeeded, "the stat override survived the purge")
         #expect(try !system.run("dpkg-query -W navd").succeeded)
         #expect(try system.run("getent passwd navd").succeeded)
     }

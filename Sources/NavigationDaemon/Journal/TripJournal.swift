@@ -35,8 +35,21 @@ public struct TripJournal: Sendable {
         try writeAtomically(try encoder.encode(record))
     }
 
+    /// Removes the journal and fsyncs its directory: after a power cut a trip that ended (arrival, cancel) must
+    /// not come back from a directory entry that was still only in the page cache.
     public func delete() {
-        unlink(path)
+        guard unlink(path) == 0 else { return }
+        syncDirectory()
+    }
+
+    /// fsync of the journal's directory, which makes a rename or an unlink in it durable.
+    func syncDirectory() {
+        let directory = PathText.deletingLastComponent(of: path)
+        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
     }
 
     /// The clocks a journal's age can be measured with at start-up.
@@ -152,11 +165,7 @@ public struct TripJournal: Sendable {
             unlink(temporary)
             throw error
         }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
-        }
+        syncDirectory()
     }
 }
 

@@ -11,7 +11,10 @@ import SystemSupport
 /// Writes one recording (docs/recording.md): JSON Lines streamed to disk as they happen. Callers on any thread
 /// append to a buffer and return at once; a writer thread writes it out at least every ``flushInterval``, so a
 /// crash loses at most that much. A file that reaches `maxFileBytes` is continued in a next part file; when all
-/// recordings in the directory exceed `maxTotalBytes`, the oldest files (of earlier recordings) are deleted.
+/// recordings in the directory exceed `maxTotalBytes`, the oldest files (of earlier recordings) are deleted. The
+/// running recording counts too: when it alone would pass `maxTotalBytes`, or the file system's free space falls
+/// below ``freeSpaceReserve`` (the trip journal lives on the same disk and must always have room), it ends with an
+/// `end` record whose reason says so, and writes nothing more: a complete, replayable recording up to there.
 public final class FlightRecorder: @unchecked Sendable {
     public struct Limits: Sendable {
         public var directory: String
@@ -62,6 +65,16 @@ public final class FlightRecorder: @unchecked Sendable {
     private var writeFailure: String?
     private var droppedBytes = 0
     private var totalBytes = 0
+    /// Bytes of the directory's other recordings, as last counted (at the start and after each prune).
+    private var otherBytes = 0
+    /// Why the recording ended early (max_total_mb, disk_full); nothing is written after its `end` record.
+    private var endedEarly: String?
+
+    /// Free space the recorder always leaves on its file system, bytes: the trip journal and the system's own
+    /// files need room even when the recording directory's limit is larger than the disk.
+    public static let freeSpaceReserve = 64 << 20
+    /// Room kept below the limit for the `end` record, bytes.
+    static let endRecordRoom = 4096
 
     /// Creates the directory if needed and the recording's first file, and writes `header` into it.
     public init(limits: Limits, header: [String: JSONValue], createdAt: Date, logger: Logger) throws(CannotRecord) {
@@ -90,6 +103,8 @@ public final class FlightRecorder: @unchecked Sendable {
         header["format"] = .number(Double(RecordingCodec.formatVersion))
         header["created"] = .string(ISO8601Timestamp.format(createdAt))
         buffer = JSONLine.serialize(header, leading: Self.leadingKeys)
+        // Earlier recordings make room now, before the writer thread owns the counts.
+        pruneOldRecordings()
         DetachedThread.start(name: "navd recorder") { [self] in writeUntilStopped() }
     }
 
@@ -212,7 +227,7 @@ public final class FlightRecorder: @unchecked Sendable {
     }
 
     private func writeOut(_ chunk: [UInt8]) {
-        guard descriptor >= 0 else {
+        guard descriptor >= 0, endedEarly == nil, hasRoom(for: chunk.count) else {
             droppedBytes += chunk.count
             return
         }
@@ -240,6 +255,37 @@ public final class FlightRecorder: @unchecked Sendable {
         }
     }
 
+    /// True when `count` more bytes keep the recordings within `maxTotalBytes` and the disk above its reserve.
+    /// Otherwise earlier recordings are pruned first; when that is not enough, the recording ends here.
+    private func hasRoom(for count: Int) -> Bool {
+        let limit = limits.maxTotalBytes - Self.endRecordRoom
+        if totalBytes + otherBytes + count <= limit, freeSpace().map({ $0 - count >= Self.freeSpaceReserve }) ?? true { return true }
+        pruneOldRecordings(needing: count)
+        var reason: String?
+        if totalBytes + otherBytes + count > limit {
+            reason = "max_total_mb"
+        } else if let free = freeSpace(), free - count < Self.freeSpaceReserve {
+            reason = "disk_full"
+        }
+        guard let reason else { return true }
+        endedEarly = reason
+        let end = JSONLine.serialize(["rec": "end", "reason": .string(reason), "t": .number((elapsed * 1e6).rounded() / 1e6)], leading: Self.leadingKeys)
+        _ = end.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress!, $0.count) }
+        totalBytes += end.count
+        fileBytes += end.count
+        logger.warning(
+            "recording \(files.last ?? path) ended: \(reason == "disk_full" ? "the disk keeps \(Self.freeSpaceReserve >> 20) MB free for the trip journal" : "recording.max_total_mb (\(limits.maxTotalBytes >> 20) MB) reached, this recording included"); nothing more is recorded until the next recording")
+        return false
+    }
+
+    /// Free bytes on the recording directory's file system for an unprivileged writer; nil when unknown.
+    private func freeSpace() -> Int? {
+        var info = statvfs()
+        guard statvfs(limits.directory, &info) == 0 else { return nil }
+        let free = Double(info.f_bavail) * Double(info.f_frsize)
+        return CheckedNumber.clampedWhole(free, rounding: .down, in: 0...Int.max)
+    }
+
     /// Closes the current file and opens the next part, which starts with a `continued` record.
     private func nextPart() {
         close(descriptor)
@@ -260,8 +306,9 @@ public final class FlightRecorder: @unchecked Sendable {
         pruneOldRecordings()
     }
 
-    /// Deletes the oldest recording files of earlier recordings while the directory holds more than the limit.
-    private func pruneOldRecordings() {
+    /// Deletes the oldest recording files of earlier recordings while the directory, with `needing` bytes more,
+    /// would hold more than the limit (less the room kept for an `end` record).
+    private func pruneOldRecordings(needing: Int = 0) {
         let directory = limits.directory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         var entries: [(path: String, size: Int, modified: Date)] = names.filter { $0.hasSuffix(".jsonl") }.compactMap { name in
@@ -271,19 +318,16 @@ public final class FlightRecorder: @unchecked Sendable {
         }
         var total = entries.reduce(0) { $0 + $1.size }
         entries.sort { $0.modified < $1.modified }
-        for entry in entries where total > limits.maxTotalBytes && !files.contains(entry.path) {
+        // The running recording's bytes still in the buffer count too: they are on their way to the disk.
+        let pending = totalBytes - entries.filter { files.contains($0.path) }.reduce(0) { $0 + $1.size }
+        let limit = limits.maxTotalBytes - Self.endRecordRoom
+        for entry in entries where total + max(0, pending) + needing > limit && !files.contains(entry.path) {
             if (try? FileManager.default.removeItem(atPath: entry.path)) != nil {
                 total -= entry.size
                 logger.notice("deleted the old recording \(entry.path) (recording.max_total_mb)")
             }
         }
-    }
-
-    /// Prunes now (at the start of a recording).
-    func pruneAtStart() {
-        condition.lock()
-        defer { condition.unlock() }
-        pruneOldRecordings()
+        otherBytes = total - entries.filter { files.contains($0.path) }.reduce(0) { $0 + $1.size }
     }
 
     static func fileTime(_ date: Date) -> String {
@@ -293,10 +337,13 @@ public final class FlightRecorder: @unchecked Sendable {
 
 /// A configuration file's text fit for a recording: the value of every key named like a secret (key, token,
 /// secret, password) and every secret inside a URL (password, query values named so) replaced by `***`.
+/// A configuration's text with its secrets replaced by `***`, for a recording's header: secrets inside URLs
+/// (what ``HTTPRequestSpec/secrets`` keeps out of logs), and the value of every key named like a secret
+/// (``HTTPRequestSpec/secretWords``), on a line of its own (`api_key = "…"`) or inside an inline table
+/// (`options = { api_key = "…", costing = "auto" }`).
 public enum ConfigRedaction {
     public static func redact(_ text: String) -> String {
-        let words = ["key", "token", "secret", "password", "auth", "signature"]
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             var line = String(line)
             // Secrets inside URLs: whatever HTTPRequestSpec would keep out of logs.
             for url in quotedStrings(line) where url.contains("://") {
@@ -304,15 +351,68 @@ public enum ConfigRedaction {
                     line = line.replacing(secret, with: "***")
                 }
             }
-            // `api_key = "…"`: a key named like a secret.
-            if let equals = line.firstIndex(of: "=") {
-                let name = line[..<equals].lowercased()
-                if words.contains(where: name.contains), !name.contains("#") {
-                    line = String(line[...equals]) + " \"***\""
-                }
-            }
-            return line
+            return redactSecretKeys(line)
         }.joined(separator: "\n")
+    }
+
+    /// Every `name = value` on the line whose name says secret gets `"***"` as its value: a quoted string (basic
+    /// or literal, escapes included) or a bare value up to the next `,`, `}`, `]` or blank. A comment ends it.
+    static func redactSecretKeys(_ line: String) -> String {
+        let bytes = Array(line.utf8)
+        var out: [UInt8] = []
+        var index = 0
+        var nameStart = 0
+        func isNameByte(_ b: UInt8) -> Bool {
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D || b == 0x2E || b == 0x22 || b == 0x27
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "#") {
+                out += bytes[index...]
+                break
+            }
+            if byte == UInt8(ascii: "\""), index > 0, bytes[..<index].last(where: { $0 != 0x20 }) == UInt8(ascii: "=") {
+                // A value that is a basic string: copy it whole (its text is no key name).
+                let end = stringEnd(bytes, from: index)
+                out += bytes[index..<end]
+                index = end
+                nameStart = index
+                continue
+            }
+            if byte == UInt8(ascii: "=") {
+                let name = String(decoding: bytes[nameStart..<index].filter { $0 != 0x20 && $0 != 0x09 && $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+                out.append(byte)
+                index += 1
+                guard HTTPRequestSpec.namesSecret(name) else { continue }
+                while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { out.append(bytes[index]); index += 1 }
+                var end = index
+                if end < bytes.count, bytes[end] == UInt8(ascii: "\"") || bytes[end] == UInt8(ascii: "'") {
+                    end = stringEnd(bytes, from: end)
+                } else {
+                    while end < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, UInt8(ascii: "#")].contains(bytes[end]) { end += 1 }
+                }
+                out += Array(#""***""#.utf8)
+                index = end
+                nameStart = index
+                continue
+            }
+            if !isNameByte(byte), byte != 0x20, byte != 0x09 { nameStart = index + 1 }
+            out.append(byte)
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The index after the string that starts at `start` (a `"` with backslash escapes, or a `'` literal).
+    static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        let quote = bytes[start]
+        var index = start + 1
+        while index < bytes.count {
+            if quote == UInt8(ascii: "\""), bytes[index] == UInt8(ascii: "\\") { index += 2; continue }
+            if bytes[index] == quote { return index + 1 }
+            index += 1
+        }
+        return bytes.count
     }
 
     private static func quotedStrings(_ line: String) -> [String] {

@@ -58,7 +58,6 @@ public final class RecordingControl: Sendable {
             "seed": coordinator.recordingSeed(seq: hub.seq, now: now).json,
         ]
         let started = try FlightRecorder(limits: settings.limits, header: header, createdAt: now, logger: logger)
-        started.pruneAtStart()
         recorder.withLock { $0 = started }
         feed?.observeRaw { raw in started.record(raw) }
         executor?.observe { exchange in started.record(exchange) }

@@ -43,7 +43,7 @@ public enum NavdDaemon {
                 resume = record
                 confirmResumeAge = true
             case .tooOld(let age):
-                logger.notice("trip journal is too old to resume; deleted", metadata: ["age_s": "\(Int(age))", "path": "\(journal.path)"])
+                logger.notice("trip journal is too old to resume; deleted", metadata: ["age_s": "\(CheckedNumber.clampedWhole(age, rounding: .towardZero))", "path": "\(journal.path)"])
             case .corrupt(let reason, let movedTo):
                 logger.error(
                     "trip journal is unreadable; moved aside", metadata: ["reason": "\(reason)", "moved_to": "\(movedTo ?? "(could not move)")"])
@@ -61,6 +61,7 @@ public enum NavdDaemon {
             logger: logger)
         let policy = AccessPolicy(socket: config.socket)
         for name in policy.unknownNames { logger.warning("socket control list names an unknown \(name)") }
+        if let warning = ConfigFileSafety.warning(path: configPath) { logger.warning("\(warning)") }
         let navigation = NavigationService(
             coordinator: TripCoordinator(
                 settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,

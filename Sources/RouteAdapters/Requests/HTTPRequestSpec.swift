@@ -29,12 +29,22 @@ public struct HTTPRequestSpec: Hashable, Sendable {
         return "\(components.scheme ?? "http")://\(host)\(port)"
     }
 
-    /// Values in this request that must not appear in a log, an event or an error message: the URL's password,
-    /// query values whose name says key, token, secret, password, auth or signature, and header values whose
-    /// name says authorization, key, token or secret.
+    /// Words that make a name (a query parameter, a header, a JSON member, a config key) name a secret.
+    public static let secretWords = ["key", "token", "secret", "password", "auth", "signature"]
+
+    /// True when `name` names a secret (``secretWords``), whatever its case.
+    public static func namesSecret(_ name: some StringProtocol) -> Bool {
+        let lowered = name.lowercased()
+        return secretWords.contains(where: lowered.contains)
+    }
+
+    /// Values in this request that must not appear in a log, an event, an error message or a recording: the
+    /// URL's password, query values whose name says key, token, secret, password, auth or signature, header
+    /// values whose name says so, and string members of a JSON body whose name says so, at any depth (Valhalla
+    /// takes `api_key` in its POST body).
     public var secrets: [String] {
         var found: [String] = []
-        let words = ["key", "token", "secret", "password", "auth", "signature"]
+        let words = Self.secretWords
         if let components = URLComponents(string: url) {
             if let password = components.password, !password.isEmpty { found.append(password) }
             for item in components.queryItems ?? [] where words.contains(where: item.name.lowercased().contains) {
@@ -46,7 +56,19 @@ public struct HTTPRequestSpec: Hashable, Sendable {
             // "Bearer abc": the token alone may be echoed too.
             if let token = value.split(separator: " ").last, token.count < value.count { found.append(String(token)) }
         }
+        if let body, let json = try? JSONParser.parse(body) { Self.collectSecrets(in: json, into: &found) }
         return found
+    }
+
+    static func collectSecrets(in value: JSONValue, into found: inout [String]) {
+        switch value {
+        case .object(let members):
+            for (name, member) in members {
+                if namesSecret(name), case .string(let text) = member, !text.isEmpty { found.append(text) } else { collectSecrets(in: member, into: &found) }
+            }
+        case .array(let items): for item in items { collectSecrets(in: item, into: &found) }
+        default: break
+        }
     }
 
     /// `text` with every one of ``secrets`` replaced by `***`.
