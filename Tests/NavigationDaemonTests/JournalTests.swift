@@ -33,39 +33,6 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["trip.json"])
     }
 
-    /// A trip that ended stays ended after a power cut: deleting the journal fsyncs its directory, seen in the
-    /// system calls this process makes (strace attached to it): unlink, then fsync of the directory.
-    @Test func deletingTheJournalFsyncsItsDirectory() throws {
-        let path = Self.temporaryPath()
-        let journal = TripJournal(path: path)
-        try Data("{}".utf8).write(to: URL(fileURLWithPath: path))
-        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("navd-strace-\(UUID().uuidString.prefix(8))").path
-        defer { try? FileManager.default.removeItem(atPath: trace) }
-        let strace = Process()
-        strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        strace.arguments = ["-f", "-e", "trace=unlink,unlinkat,openat,fsync", "-o", trace, "-p", String(getpid())]
-        let attached = Pipe()
-        strace.standardError = attached
-        try strace.run()
-        // strace says "Process N attached" for each thread; wait for the first, then give it the rest.
-        var said = Data()
-        for _ in 0..<100 where !String(decoding: said, as: UTF8.self).contains("attached") {
-            said += attached.fileHandleForReading.availableData
-        }
-        usleep(300_000)
-        journal.delete()
-        usleep(300_000)
-        strace.interrupt()
-        strace.waitUntilExit()
-        #expect(!FileManager.default.fileExists(atPath: path))
-        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
-        let unlinked = try #require(calls.firstIndex { $0.contains("unlink") && $0.contains(path) }, "no unlink of the journal in \(calls.suffix(20))")
-        let directory = (path as NSString).deletingLastPathComponent
-        let opened = try #require(calls[unlinked...].firstIndex { $0.contains("openat") && $0.contains("\"\(directory)\"") && $0.contains("O_DIRECTORY") })
-        let descriptor = try #require(calls[opened].split(separator: "=").last?.trimmingCharacters(in: .whitespaces))
-        #expect(calls[opened...].contains { $0.contains("fsync(\(descriptor))") }, "no fsync of the directory: \(calls[unlinked...].prefix(10))")
-    }
-
     @Test func anOldJournalIsNotResumedAndIsDeleted() throws {
         let journal = TripJournal(path: Self.temporaryPath())
         try journal.save(try Self.record(savedAt: CoordinatorHarness.start))
