@@ -26,11 +26,14 @@ final class LibSerialPortBackend: SerialBackend {
             throw SerialOpenError(description: "libserialport does not know \(path): \(SerialPorts.lastError())")
         }
         guard sp_open(handle, SP_MODE_READ) == SP_OK else {
-            let reason = SerialPorts.lastError()
+            let code = errno
+            let reason = code == EBUSY ? ExclusiveDevice.openFailure(path: path, code: code) : "libserialport cannot open \(path): \(SerialPorts.lastError())"
             sp_free_port(handle)
-            throw SerialOpenError(description: "libserialport cannot open \(path): \(reason)")
+            throw SerialOpenError(description: reason)
         }
         port = handle
+        var fd: Int32 = -1
+        if sp_get_port_handle(port, &fd) == SP_OK { ExclusiveDevice.claim(fd: fd) }
         guard sp_set_bits(port, 8) == SP_OK, sp_set_parity(port, SP_PARITY_NONE) == SP_OK, sp_set_stopbits(port, 1) == SP_OK,
             sp_set_flowcontrol(port, SP_FLOWCONTROL_NONE) == SP_OK, setBaudRate(baud)
         else {
@@ -60,7 +63,8 @@ final class TermiosBackend: SerialBackend {
 
     init(path: String, baud: Int) throws(SerialOpenError) {
         fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else { throw SerialOpenError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw SerialOpenError(description: ExclusiveDevice.openFailure(path: path, code: errno)) }
+        ExclusiveDevice.claim(fd: fd)
         var settings = termios()
         guard tcgetattr(fd, &settings) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -93,6 +93,26 @@ struct SerialSourceTests {
         }
     }
 
+    /// navd is the receiver's only reader: the tty it opens is in exclusive mode (TIOCEXCL), so gpsd's hotplug
+    /// or any other non-root reader gets EBUSY instead of silently taking half of the sentences.
+    @Test func theOpenedDeviceIsExclusive() async throws {
+        let running = try await RunningSource()
+        defer { running.stop() }
+        #expect(await running.connected(), "\(running.recorder.statuses)")
+        let fd = open(running.pty.device, O_RDONLY | O_NOCTTY | O_NONBLOCK)  // root may open it anyway
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var exclusive: Int32 = 0
+        let TIOCGEXCL: UInt = 0x8004_5440
+        #expect(ioctl(fd, TIOCGEXCL, &exclusive) == 0)
+        #expect(exclusive == 1, "the device is not in exclusive mode")
+        // A reader that is not root (gpsd runs as its own user) cannot open it, even with the file's permission.
+        chmod(try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: running.pty.device)), 0o666)
+        let other = try ExternalProcess("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", "cat", running.pty.device])
+        _ = other.waitForExit(timeout: 10)
+        #expect(other.output.contains("Device or resource busy"), "\(other.output)")
+    }
+
     /// A receiver's first epoch leaves once the line goes quiet after it, without waiting for a second epoch.
     @Test func theFirstEpochLeavesWhenTheLineGoesQuiet() async throws {
         let running = try await RunningSource()
