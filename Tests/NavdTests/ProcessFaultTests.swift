@@ -142,7 +142,7 @@ struct ProcessFaultTests {
     /// (FlightRecorder.freeSpaceReserve) and ends its recording there, so the journal keeps saving.
     @Test func theRecorderLeavesTheJournalRoomOnAFillingDisk() throws {
         let disk = try SmallDisk(kilobytes: 80 * 1024, readOnly: false)
-        try disk.fill(leaving: (64 << 20) + 200_000)
+        try disk.fill(leaving: (64 << 20) + 16_384)
         let navd = try NavdInstance(
             sections: LifecycleTests.simulatedConfig(valhalla: try Engines.valhallaURL(), timeScale: 2)
                 + "\n[recording]\nenabled = true\ndirectory = \"\(disk.path)/recordings\"\n",

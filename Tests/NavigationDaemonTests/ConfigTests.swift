@@ -13,7 +13,7 @@ import Testing
         #expect(config.routing.effectiveProfile == "auto")
         #expect(config.socket.path == "/run/navd/navd.sock")
         #expect(config.socket.mode == 0o660)
-        #expect(config.socket.controlGroups == ["navd"])
+        #expect(config.socket.controlGroups == ["navd-control"])
         #expect(config.journal.path == "/var/lib/navd/trip.json")
         #expect(config.reroute.policy == .automatic)
     }
