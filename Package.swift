@@ -161,6 +161,7 @@ let package = Package(
                 "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // Golden recordings of real drives through navd, read by path (Fixtures/Recordings).

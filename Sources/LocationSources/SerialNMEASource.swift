@@ -55,11 +55,20 @@ public final class SerialNMEASource: Sendable {
             } catch {
                 throw SerialOpenError(description: error.description)
             }
-            guard let receiver = SerialPorts.findReceiver(in: ports) else {
+            let candidates = SerialPorts.receiverCandidates(in: ports)
+            if FileManager.default.fileExists(atPath: Self.udevLink) {
+                // The udev rules know which interface of a modem carries NMEA: their link is the receiver.
+                device = Self.udevLink
+            } else if candidates.count > 1 {
+                // A modem's diagnostic port comes first in enumeration and says nothing: listen to each in turn.
+                device = Self.firstSpeaking(candidates.map(\.path), baud: baud == 0 ? Self.candidateBaudRates[0] : baud, window: detectionWindow)
+                    ?? candidates[0].path
+            } else if let receiver = candidates.first {
+                device = receiver.path
+            } else {
                 throw SerialOpenError(
                     description: "no GNSS receiver among the serial ports (\(ports.map(\.path).joined(separator: ", ")); none has a known GNSS USB id or product name")
             }
-            device = receiver.path
         }
         guard FileManager.default.fileExists(atPath: device) else {
             throw SerialOpenError(description: "serial device \(device) does not exist")
@@ -143,6 +152,33 @@ public final class SerialNMEASource: Sendable {
 
     /// Tries each candidate rate until two checksummed sentences arrive; returns the rate, or nil (the
     /// backend stays at the first rate).
+    /// The link `udev/60-navd-gnss.rules` gives a known receiver's NMEA port.
+    static let udevLink = "/dev/navd-gps"
+
+    /// The first of `paths` that sends two checksummed NMEA sentences within `window` seconds at `baud`, for
+    /// `serial = "auto"` with several candidates (a modem's diagnostic, AT and NMEA ports); nil when none does.
+    public static func firstSpeaking(_ paths: [String], baud: Int, window: Double) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        for path in paths {
+            let backend: SerialBackend
+            do {
+                backend = try LibSerialPortBackend(path: path, baud: baud)
+            } catch {
+                guard let fallback = try? TermiosBackend(path: path, baud: baud) else { continue }
+                backend = fallback
+            }
+            defer { backend.close() }
+            var probe = NMEAEpochAssembler()
+            let deadline = monotonicSeconds() + window
+            while monotonicSeconds() < deadline {
+                guard let count = buffer.withUnsafeMutableBytes({ backend.read($0, timeoutMilliseconds: 100) }) else { break }
+                if count > 0 { _ = probe.append(buffer[0..<count]) }
+                if probe.statistics.sentences - probe.statistics.sentencesWithoutChecksum >= 2 { return path }
+            }
+        }
+        return nil
+    }
+
     private func detectBaud(_ backend: SerialBackend) -> Int? {
         var buffer = [UInt8](repeating: 0, count: 1024)
         for rate in Self.candidateBaudRates where !stopFlag.isSet {

@@ -53,9 +53,15 @@ final class LineSocket: Sendable {
     /// The next line without its newline; nil at the end of the connection or after `timeout` seconds.
     func readLine(timeout: Double?) -> [UInt8]? {
         let deadline = timeout.map { Date().addingTimeInterval($0) }
+        var scanned = 0
         while true {
+            // Bytes already searched are not searched again: a line trickled byte by byte stays linear.
             let line: [UInt8]? = buffer.withLock { buffer in
-                guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+                guard let newline = buffer[min(scanned, buffer.count)...].firstIndex(of: UInt8(ascii: "\n")) else {
+                    scanned = buffer.count
+                    return nil
+                }
+                scanned = 0
                 defer { buffer.removeSubrange(...newline) }
                 return Array(buffer[..<newline])
             }

@@ -257,4 +257,41 @@ struct SerialSourceTests {
         #expect(SerialPorts.findReceiver(in: [keyboard, gps])?.path == "/dev/ttyACM1")
         #expect(SerialPorts.findReceiver(in: [keyboard]) == nil)
     }
+
+    /// A Quectel or Sierra modem shows several ports; the first is a diagnostic one that says nothing. With
+    /// `serial = "auto"` its known NMEA interface comes first, its other interfaces are no candidates.
+    @Test(arguments: [(0x2c7c, 0x0125, 1), (0x1199, 0x9071, 2)])
+    func aModemsNMEAInterfaceIsChosen(vendor: Int, product: Int, nmea: Int) {
+        let ports = (0..<4).map { interface in
+            SerialPortInfo(path: "/dev/ttyUSB\(interface)", transport: "usb", usbVendorID: vendor, usbProductID: product, usbInterface: interface)
+        }
+        #expect(SerialPorts.receiverCandidates(in: ports).map(\.path) == ["/dev/ttyUSB\(nmea)"])
+        #expect(SerialPorts.findReceiver(in: ports)?.path == "/dev/ttyUSB\(nmea)")
+        // Without sysfs's interface numbers every port stays a candidate: navd then listens for NMEA.
+        let unknown = ports.map { port -> SerialPortInfo in
+            var copy = port
+            copy.usbInterface = nil
+            return copy
+        }
+        #expect(SerialPorts.receiverCandidates(in: unknown).count == 4)
+    }
+
+    /// Several candidates: navd listens to each in turn and takes the first that speaks NMEA (a silent
+    /// diagnostic port first, the NMEA port second, both real ptys).
+    @Test func theFirstPortThatSpeaksNMEAIsChosen() async throws {
+        let silent = try await PtyPair()
+        let speaking = try await PtyPair()
+        let writer = try PtyWriter(path: speaking.feeder)
+        let lines = try Self.driveLines()
+        let feeding = Task.detached {
+            for line in lines.prefix(200) where !Task.isCancelled {
+                writer.write(line)
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        defer { feeding.cancel() }
+        let chosen = SerialNMEASource.firstSpeaking([silent.device, speaking.device], baud: 9600, window: 1.0)
+        #expect(chosen == speaking.device)
+        #expect(SerialNMEASource.firstSpeaking([silent.device], baud: 9600, window: 0.5) == nil)
+    }
 }

@@ -8,11 +8,17 @@ public enum LineFrame: Sendable {
 }
 
 /// Splits the byte stream at `\n` (dropping a `\r` before it), never buffering more than `limit` bytes of one
-/// line: a client sending an endless line costs the daemon at most `limit` bytes.
+/// line: a client sending an endless line costs the daemon at most `limit` bytes. Each byte is looked at once:
+/// a line trickled one byte per read is not rescanned from its start on every read (that was quadratic: a
+/// 64 KB line sent byte by byte cost two billion comparisons).
 public struct BoundedLineDecoder: ByteToMessageDecoder {
     public typealias InboundOut = LineFrame
     public let limit: Int
     private var discarding = false
+    /// Readable bytes already searched for a newline (none found).
+    private var scanned = 0
+    /// Bytes searched for newlines so far, for the tests: at most about the bytes received.
+    public private(set) var bytesSearched = 0
 
     public init(limit: Int) {
         self.limit = limit
@@ -20,7 +26,11 @@ public struct BoundedLineDecoder: ByteToMessageDecoder {
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let view = buffer.readableBytesView
-        if let newline = view.firstIndex(of: UInt8(ascii: "\n")) {
+        let from = view.startIndex + min(scanned, view.count)
+        let found = view[from...].firstIndex(of: UInt8(ascii: "\n"))
+        bytesSearched += (found.map { $0 + 1 } ?? view.endIndex) - from
+        if let newline = found {
+            scanned = 0
             let length = newline - view.startIndex
             if discarding || length > limit {
                 buffer.moveReaderIndex(forwardBy: length + 1)
@@ -34,10 +44,12 @@ public struct BoundedLineDecoder: ByteToMessageDecoder {
             context.fireChannelRead(wrapInboundOut(.line(line)))
             return .continue
         }
+        scanned = view.count
         if buffer.readableBytes > limit {
             if !discarding { context.fireChannelRead(wrapInboundOut(.tooLong(buffer.readableBytes))) }
             discarding = true
             buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+            scanned = 0
         }
         return .needMoreData
     }
