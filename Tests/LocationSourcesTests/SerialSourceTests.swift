@@ -262,7 +262,7 @@ struct SerialSourceTests {
     /// `serial = "auto"` its known NMEA interface comes first, its other interfaces are no candidates.
     @Test(arguments: [(0x2c7c, 0x0125, 1), (0x1199, 0x9071, 2)])
     func aModemsNMEAInterfaceIsChosen(vendor: Int, product: Int, nmea: Int) {
-        let ports = (0..<4).map { interface in
+        let ports = (0..<4).map { (interface: Int) -> SerialPortInfo in
             SerialPortInfo(path: "/dev/ttyUSB\(interface)", transport: "usb", usbVendorID: vendor, usbProductID: product, usbInterface: interface)
         }
         #expect(SerialPorts.receiverCandidates(in: ports).map(\.path) == ["/dev/ttyUSB\(nmea)"])

@@ -32,8 +32,11 @@ struct BoundedLineDecoderTests {
         let (frames, searched) = try decode((line + [UInt8(ascii: "\r"), UInt8(ascii: "\n")]).map { [$0] }, limit: 65_536)
         #expect(searched <= line.count + 2)
         #expect(frames.count == 1)
-        guard case .line(let received)? = frames.first else { return Issue.record("no line: \(frames)") }
-        #expect(received.readableBytes == line.count, "the \\r is dropped")
+        guard case .line(let received)? = frames.first else {
+            Issue.record("no line: \(frames)")
+            return
+        }
+        #expect(received.readableBytes == line.count, "the CR is dropped")
     }
 
     @Test func linesSplitAnywhereArriveInOrder() throws {
@@ -53,7 +56,10 @@ struct BoundedLineDecoderTests {
         let chunks = [[UInt8]](repeating: [UInt8(ascii: "x")], count: 5_000) + [[UInt8(ascii: "\n")], Array("ok\n".utf8)]
         let (frames, searched) = try decode(chunks, limit: 1_000)
         #expect(searched <= 5_000 + 4)
-        guard case .tooLong? = frames.first, case .line(let after)? = frames.last else { return Issue.record("\(frames)") }
+        guard case .tooLong? = frames.first, case .line(let after)? = frames.last else {
+            Issue.record("\(frames)")
+            return
+        }
         #expect(frames.count == 2)
         #expect(String(buffer: after) == "ok")
     }

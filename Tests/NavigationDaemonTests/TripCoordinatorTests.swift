@@ -407,4 +407,23 @@ import Testing
         #expect(cancelled?["reason"]?.stringValue?.contains("superseded") == true)
         #expect(effects.startedSessions.count == 1)
     }
+
+    /// A jump the plausibility gate accepts (the receiver reappears 5 km away and stays) is a new position, not a
+    /// drive: the distance travelled does not grow by 5 km (the whole-daemon fuzz found jumps adding up).
+    @Test func anAcceptedJumpAddsNothingToTheDistanceTravelled() throws {
+        var (harness, _, fixes) = try CoordinatorHarness.navigating(drivenTo: 10)
+        func travelled() -> Double { harness.effects.events(.tripState).last?["distanceTravelled"]?.doubleValue ?? -1 }
+        let before = travelled()
+        let last = fixes[10]
+        let far = (1...4).map { i in
+            UserLocation(
+                coordinate: Geodesy.destination(from: last.coordinate, distance: 5_000 + Double(i) * 10, bearing: 90), horizontalAccuracy: 4,
+                speed: Speed(metersPerSecond: 10), timestamp: last.timestamp.addingTimeInterval(Double(i)))
+        }
+        _ = harness.feed(far)
+        let after = travelled()
+        #expect(before > 0)
+        // Only the 10 m steps between the confirming fixes after the jump count, never the 5 km.
+        #expect(after - before < 100, "distance travelled grew from \(before) to \(after) m")
+    }
 }

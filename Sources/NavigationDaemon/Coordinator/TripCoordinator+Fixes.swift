@@ -12,6 +12,7 @@ extension TripCoordinator {
             updateHealth(GNSSHealth.of(reading, degradedAccuracy: settings.degradedAccuracy))
             return
         }
+        var jumped = false
         switch fixGate.check(fix.location) {
         case .rejected(let reason):
             let total = fixGate.rejections.total
@@ -22,7 +23,8 @@ extension TripCoordinator {
             lastRejection = reason
             return
         case .acceptedAfterJump(let distance):
-            log(.warning, "gnss: the receiver jumped \(Int(distance)) m and stayed there for \(fixGate.confirmationsForJump) fixes; accepted as the new position")
+            log(.warning, "gnss: the receiver jumped \(CheckedNumber.clampedWhole(distance, rounding: .towardZero)) m and stayed there for \(fixGate.confirmationsForJump) fixes; accepted as the new position")
+            jumped = true
         case .accepted:
             break
         }
@@ -34,7 +36,7 @@ extension TripCoordinator {
         startCalculationsWaitingForFix(fix)
         if let stale = trip, let age = staleJournalAge(stale.resumeFrom, firstFix: fix) {
             // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
-            log(.notice, "not resuming trip \(stale.routeId): by GNSS time its journal is \(Int(age)) s old (journal.max_age \(Int(settings.journalMaxAge)) s)")
+            log(.notice, "not resuming trip \(stale.routeId): by GNSS time its journal is \(CheckedNumber.clampedWhole(age, rounding: .towardZero)) s old (journal.max_age \(CheckedNumber.clampedWhole(settings.journalMaxAge, rounding: .towardZero)) s)")
             endTrip(reason: "journal too old")
         }
         guard var current = trip else {
@@ -51,7 +53,14 @@ extension TripCoordinator {
         } else if previous.navigating == nil {
             next = current.controller.initialState(for: fix.location)
         } else {
-            next = current.controller.update(previous, with: fix.location)
+            var updated = current.controller.update(previous, with: fix.location)
+            // A jump the gate accepted is a new position, not a drive: it adds nothing to the distance travelled
+            // (found by the whole-daemon fuzz: interleaved streams of receivers elsewhere added 587 000 km).
+            if jumped, case .navigating(var state) = updated, let before = previous.navigating {
+                state.summary.distanceTravelled = before.summary.distanceTravelled
+                updated = .navigating(state)
+            }
+            next = updated
         }
         apply(next, previous: previous, fix: fix, now: now)
     }
