@@ -113,8 +113,9 @@ public struct DriveLog: Sendable {
             for line in text.split(separator: "\n") {
                 guard let object = try? JSONParser.parse(Array(line.utf8)).objectValue else { continue }
                 if let kind = object["rec"]?.stringValue {
-                    if let t = object["t"]?.doubleValue { lastT = max(lastT, t) }
-                    if let value = object["now"]?.doubleValue {
+                    // A recording's numbers pass CheckedNumber: one out of its range is skipped, never drawn.
+                    if let t = CheckedNumber.measure(object["t"], in: PhysicalRange.recordedDuration) { lastT = max(lastT, t) }
+                    if let value = CheckedNumber.measure(object["now"], in: PhysicalRange.referenceTime) {
                         if firstNow == nil { firstNow = value }
                         now = value - (firstNow ?? value)
                     }
@@ -126,11 +127,16 @@ public struct DriveLog: Sendable {
                         navdVersion = object["navd"]?.stringValue ?? ""
                         configuration = object["config"]?["text"]?.stringValue ?? ""
                     case "fix":
-                        guard let fix = object["fix"], let lat = fix["lat"]?.doubleValue, let lon = fix["lon"]?.doubleValue else { continue }
+                        var check = RangeCheck()
+                        guard let fix = object["fix"], let lat = check.measure(fix["lat"], in: -90...90), let lon = check.measure(fix["lon"], in: -180...180)
+                        else { continue }
+                        let time = check.measure(fix["time"], in: PhysicalRange.referenceTime)
+                        let accuracy = check.measure(fix["accuracy"], in: PhysicalRange.accuracy)
+                        let speed = check.measure(fix["speed"], in: PhysicalRange.speed)
+                        guard !check.failed else { continue }
                         fixes.append(
-                            Fix(at: now, time: fix["time"]?.doubleValue ?? now, coordinate: GeographicCoordinate(latitude: lat, longitude: lon),
-                                accuracy: fix["accuracy"]?.doubleValue ?? 0,
-                                speed: fix["speed"]?.doubleValue))
+                            Fix(at: now, time: time ?? now, coordinate: GeographicCoordinate(latitude: lat, longitude: lon), accuracy: accuracy ?? 0,
+                                speed: speed))
                     case "no_fix":
                         noFixEpochs += 1
                     default:

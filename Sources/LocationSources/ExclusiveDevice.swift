@@ -8,12 +8,9 @@ import Glibc
 /// error names the holder where /proc shows it. (Holders are not refused outright: socat, which test rigs and
 /// field testers use to mirror a receiver, keeps the pty's other side open.)
 enum ExclusiveDevice {
-    /// Linux's TIOCEXCL (asm-generic/ioctls.h): exclusive mode for a tty.
-    static let exclusiveMode: UInt = 0x540C
-
     /// Sets exclusive mode on `fd`, an open tty. Best effort: a device without exclusive mode still works.
     static func claim(fd: Int32) {
-        _ = ioctl(fd, exclusiveMode)
+        _ = ioctl(fd, UInt(TIOCEXCL))
     }
 
     /// The message for an open that failed with `code`, naming who holds the device when it is busy.

@@ -117,50 +117,28 @@ public final class GpsdSource: Sendable {
     /// ``CheckedNumber`` with its physical range: a report with a value outside (an accuracy of 1e300, a speed
     /// past the COCOM limit, a time before 1970) is no fix, as for a serial receiver.
     static func reading(from r: navd_gps_report) -> GNSSReading? {
-        var outOfRange = false
-        // NaN is "not reported"; anything else must be inside its range.
-        func value(_ x: Double, _ range: ClosedRange<Double>) -> Double? {
-            guard !x.isNaN else { return nil }
-            guard let checked = CheckedNumber.measure(x, in: range) else {
-                outOfRange = true
-                return nil
-            }
-            return checked
-        }
-        func count(_ n: Int32) -> Int? {
-            guard n >= 0 else { return nil }
-            guard let checked = CheckedNumber.whole(Double(n), in: PhysicalRange.satelliteCount) else {
-                outOfRange = true
-                return nil
-            }
-            return checked
-        }
-        var time: Date?
-        if r.time_sec != 0 {
-            let seconds = Double(r.time_sec) + Double(r.time_nsec) / 1e9
-            if let checked = CheckedNumber.measure(seconds, in: PhysicalRange.unixTime) {
-                time = Date(timeIntervalSince1970: checked)
-            } else {
-                outOfRange = true
-            }
-        }
+        // NaN is "not reported", a negative count "unknown"; anything else must be inside its range.
+        var check = RangeCheck()
+        let seconds = r.time_sec != 0 ? Double(r.time_sec) + Double(r.time_nsec) / 1e9 : nil
+        let time = check.measure(seconds, in: PhysicalRange.unixTime).map { Date(timeIntervalSince1970: $0) }
+        func count(_ n: Int32) -> Int? { check.whole(n >= 0 ? Double(n) : nil, in: PhysicalRange.satelliteCount) }
         let mode = GNSSFixMode(rawValue: Int(r.mode)) ?? .noFix
-        let eph = value(r.eph, PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
-        let hdop = value(r.hdop, PhysicalRange.hdop)
+        let eph = check.measure(r.eph, in: PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
+        let hdop = check.measure(r.hdop, in: PhysicalRange.hdop)
         let quality = GNSSQuality(
             mode: mode, satellitesUsed: count(r.satellites_used), satellitesInView: count(r.satellites_visible), hdop: hdop,
-            horizontalAccuracy: eph, altitude: value(r.alt_msl, PhysicalRange.altitude))
-        let lat = value(r.latitude, -90...90)
-        let lon = value(r.longitude, -180...180)
-        let track = value(r.track, PhysicalRange.course)
-        let trackError = value(r.epd, 0...360).map(UserLocation.accuracy68(fromConfidence95:))
-        let speed = value(r.speed, PhysicalRange.speed)
-        let speedError = value(r.eps, PhysicalRange.speed).map(UserLocation.accuracy68(fromConfidence95:))
-        guard !outOfRange, mode >= .twoDimensional, r.latlon_set != 0, let lat, let lon, let time else {
+            horizontalAccuracy: eph, altitude: check.measure(r.alt_msl, in: PhysicalRange.altitude))
+        let lat = check.measure(r.latitude, in: -90...90)
+        let lon = check.measure(r.longitude, in: -180...180)
+        let track = check.measure(r.track, in: PhysicalRange.course)
+        let trackError = check.measure(r.epd, in: 0...360).map(UserLocation.accuracy68(fromConfidence95:))
+        let speed = check.measure(r.speed, in: PhysicalRange.speed)
+        let speedError = check.measure(r.eps, in: PhysicalRange.speed).map(UserLocation.accuracy68(fromConfidence95:))
+        guard !check.failed, mode >= .twoDimensional, r.latlon_set != 0, let lat, let lon, let time else {
             // Without a position and a time there is nothing to navigate with, whatever mode gpsd claims.
             var none = quality
             none.mode = .noFix
-            return r.mode == 0 && !outOfRange ? nil : .noFix(none, time: time)
+            return r.mode == 0 && !check.failed ? nil : .noFix(none, time: time)
         }
         let location = UserLocation(
             coordinate: GeographicCoordinate(latitude: lat, longitude: lon),

@@ -24,12 +24,6 @@ public struct CommandFields: Sendable {
         return text
     }
 
-    /// A number inside `range` (``CheckedNumber``); `invalid_field` naming the field and the range otherwise.
-    public func number(_ key: String, in range: ClosedRange<Double>, unit: String) throws(ProtocolError) -> Double? {
-        guard let value = optional(key) else { return nil }
-        return try Self.measure(value, path: "'\(key)'", in: range, unit: unit)
-    }
-
     /// A whole number inside `range` (``CheckedNumber``); `invalid_field` naming the field and the range otherwise.
     public func whole(_ key: String, in range: ClosedRange<Int>) throws(ProtocolError) -> Int? {
         guard let value = optional(key) else { return nil }

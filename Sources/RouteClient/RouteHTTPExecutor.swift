@@ -123,10 +123,11 @@ public final class RouteHTTPExecutor: Sendable {
 
     private func sendFollowingRedirects(_ spec: HTTPRequestSpec, deadline: ContinuousClock.Instant) async throws(RouteFetchError) -> Response {
         var current = spec
-        for hop in 0...RedirectPolicy.maximumHops {
+        var hops = 0
+        while true {
             let (response, location) = try await sendOnce(current, deadline: deadline)
             guard RedirectPolicy.statuses.contains(response.status), let location else { return response }
-            guard hop < RedirectPolicy.maximumHops else {
+            guard hops < RedirectPolicy.maximumHops else {
                 throw RouteFetchError(
                     server: spec.server, kind: .httpStatus(response.status), detail: "more than \(RedirectPolicy.maximumHops) redirects, not followed")
             }
@@ -134,8 +135,8 @@ public final class RouteHTTPExecutor: Sendable {
             case .follow(let url): current.url = url
             case .refuse(let why): throw RouteFetchError(server: spec.server, kind: .httpStatus(response.status), detail: "\(why), not followed")
             }
+            hops += 1
         }
-        throw RouteFetchError(server: spec.server, kind: .httpStatus(310), detail: "too many redirects")
     }
 
     /// One request: the answer, and its `Location` when it redirects.

@@ -22,45 +22,29 @@ public enum GpsdJSONLogReader {
             }
             // Every number passes CheckedNumber with its physical range; a TPV with one outside is no fix, as
             // gpsd's live reports are (GpsdSource).
-            var outOfRange = false
-            func measure(_ key: String, _ range: ClosedRange<Double>) -> Double? {
-                guard let field = value[key], field != .null else { return nil }
-                guard let checked = CheckedNumber.measure(field, in: range) else {
-                    outOfRange = true
-                    return nil
-                }
-                return checked
-            }
-            func count(_ key: String) -> Int? {
-                guard let field = value[key], field != .null else { return nil }
-                guard let checked = CheckedNumber.whole(field, in: PhysicalRange.satelliteCount) else {
-                    outOfRange = true
-                    return nil
-                }
-                return checked
-            }
+            var check = RangeCheck()
             switch value["class"]?.stringValue {
             case "SKY":
-                hdop = measure("hdop", PhysicalRange.hdop) ?? hdop
+                hdop = check.measure(value["hdop"], in: PhysicalRange.hdop) ?? hdop
                 if let satellites = value["satellites"]?.arrayValue {
                     satellitesInView = satellites.count
                     satellitesUsed = satellites.filter { $0["used"]?.boolValue == true }.count
                 }
-                if let used = count("uSat") { satellitesUsed = used }
-                if let seen = count("nSat") { satellitesInView = seen }
+                if let used = check.whole(value["uSat"], in: PhysicalRange.satelliteCount) { satellitesUsed = used }
+                if let seen = check.whole(value["nSat"], in: PhysicalRange.satelliteCount) { satellitesInView = seen }
             case "TPV":
                 // A mode of 1e30 used to trap converting to Int (found by fuzzing).
                 let mode = GNSSFixMode(rawValue: CheckedNumber.whole(value["mode"], in: 0...3) ?? 1) ?? .noFix
                 let time = value["time"]?.stringValue.flatMap(ISO8601Timestamp.parse)
-                let accuracy = measure("eph", PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
+                let accuracy = check.measure(value["eph"], in: PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
                 let quality = GNSSQuality(
                     mode: mode, satellitesUsed: satellitesUsed, satellitesInView: satellitesInView, hdop: hdop,
-                    horizontalAccuracy: accuracy, altitude: measure("altMSL", PhysicalRange.altitude) ?? measure("alt", PhysicalRange.altitude))
-                let lat = measure("lat", -90...90)
-                let lon = measure("lon", -180...180)
-                let track = measure("track", PhysicalRange.course)
-                let speed = measure("speed", PhysicalRange.speed)
-                guard !outOfRange, mode >= .twoDimensional, let lat, let lon, let time else {
+                    horizontalAccuracy: accuracy, altitude: check.measure(value["altMSL"], in: PhysicalRange.altitude) ?? check.measure(value["alt"], in: PhysicalRange.altitude))
+                let lat = check.measure(value["lat"], in: -90...90)
+                let lon = check.measure(value["lon"], in: -180...180)
+                let track = check.measure(value["track"], in: PhysicalRange.course)
+                let speed = check.measure(value["speed"], in: PhysicalRange.speed)
+                guard !check.failed, mode >= .twoDimensional, let lat, let lon, let time else {
                     readings.append(.noFix(quality, time: time))
                     continue
                 }

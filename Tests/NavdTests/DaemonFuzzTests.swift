@@ -50,10 +50,7 @@ struct DaemonFuzzTests {
         let pty = try PtyPair()
         let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
         try navd.start()
-        let client = try navd.connect()
-        pty.write(drive.nmea(0))
-        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
-        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let client = try navd.connectAndNavigate(drive, pty: pty)
         #expect(client.waitFor(timeout: 15) { $0.type == "route" } != nil, "no route:\n\(navd.log.suffix(2000))")
 
         // Real receivers' captures, then the drive's own sentences, mutated line by line.

@@ -93,10 +93,7 @@ struct EngineFaultTests {
         let pty = try PtyPair()
         let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: "\(engine.url)/?api_key=\(secret)", extraRouting: "max_attempts = 1")
         try navd.start()
-        let client = try navd.connect()
-        pty.write(drive.nmea(0))
-        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
-        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let client = try navd.connectAndNavigate(drive, pty: pty)
         #expect(client.waitFor(timeout: 15) { $0.type == "route" } != nil, "the key-carrying URL did not route:\n\(navd.log.suffix(2000))")
         engine.behaviour = .unauthorizedQuotingTheRequest
         _ = client.command(DeviatingDrive.navigateCommand(id: "denied"), id: "denied")

@@ -40,10 +40,7 @@ struct EngineOutageTests {
             device: pty.devicePath, valhalla: valhalla.url, extraRouting: "max_attempts = 3\nretry_delay = 0.3",
             extra: "[reroute]\ncooldown = 1\nminimum_movement = 0")
         try navd.start()
-        let client = try navd.connect()
-        pty.write(drive.nmea(0))
-        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
-        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let client = try navd.connectAndNavigate(drive, pty: pty)
         let initial = try #require(client.waitFor(timeout: 10) { $0.type == "route" })
         let initialRouteId = try #require(initial["routeId"]?.stringValue)
 
@@ -95,10 +92,7 @@ struct EngineOutageTests {
             extraRouting: "max_attempts = 2\nretry_delay = 0.2\n[[routing.fallback]]\nengine = \"osrm\"\nurl = \"\(osrm)\"",
             extra: "[reroute]\ncooldown = 1\nminimum_movement = 0")
         try navd.start()
-        let client = try navd.connect()
-        pty.write(drive.nmea(0))
-        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
-        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let client = try navd.connectAndNavigate(drive, pty: pty)
         let initial = try #require(
             client.waitFor(timeout: 15) { $0.type == "route_calculation" && ["succeeded", "failed"].contains($0["status"]?.stringValue ?? "") },
             "no initial calculation:\n\(navd.log.suffix(2000))")

@@ -184,10 +184,7 @@ struct KilledMidTrip {
         let pty = try PtyPair()
         let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
         let process = try navd.start()
-        let client = try navd.connect()
-        pty.write(drive.nmea(0))
-        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
-        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        let client = try navd.connectAndNavigate(drive, pty: pty)
         let routeId = try #require(client.waitFor(timeout: 10) { $0.type == "route" }?["routeId"]?.stringValue)
         var generator = SeededRandomNumberGenerator(seed: seed ?? 0)
         let killAt = seed == nil ? drive.firstOffRouteFix / 2 : Int.random(in: 3..<max(4, drive.firstOffRouteFix - 3), using: &generator)

@@ -79,6 +79,16 @@ final class NavdInstance: @unchecked Sendable {
 }
 
 extension NavdInstance {
+    /// Connects to a started navd fed by `pty`, gives it the drive's first fix and sends `navigate` to the drive's
+    /// destination (id `go`); the caller waits for what it expects next.
+    func connectAndNavigate(_ drive: DeviatingDrive, pty: PtyPair) throws -> SocketClient {
+        let client = try connect()
+        pty.write(drive.nmea(0))
+        _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
+        _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
+        return client
+    }
+
     /// navd reading gpsd at 127.0.0.1:`port` (a gpsfake) and routing with Valhalla at `valhalla`; `extra`: more
     /// TOML (e.g. a [recording] table).
     static func gpsd(port: Int, valhalla: String, extra: String = "") throws -> NavdInstance {

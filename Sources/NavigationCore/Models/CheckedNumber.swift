@@ -46,3 +46,42 @@ public enum CheckedNumber {
         return Int(rounded)
     }
 }
+
+/// The checks of one report from outside whose values may each be absent (a gpsd report, a gpsd log's TPV):
+/// each value is nil when absent, checked with ``CheckedNumber`` when present, and ``failed`` remembers whether
+/// any present value was outside its range, which makes the whole report untrustworthy (no fix).
+public struct RangeCheck: Sendable {
+    /// True once a present value was outside its range.
+    public private(set) var failed = false
+
+    public init() {}
+
+    /// `value` inside `range`; nil when it is absent (nil, or NaN: libgps's "not reported") or outside.
+    public mutating func measure(_ value: Double?, in range: ClosedRange<Double>) -> Double? {
+        guard let value, !value.isNaN else { return nil }
+        return record(CheckedNumber.measure(value, in: range))
+    }
+
+    /// `value` inside `range`; nil when it is absent (nil or JSON null) or not such a number.
+    public mutating func measure(_ value: JSONValue?, in range: ClosedRange<Double>) -> Double? {
+        guard let value, value != .null else { return nil }
+        return record(CheckedNumber.measure(value, in: range))
+    }
+
+    /// `value` as a whole number inside `range`; nil when it is absent (nil) or not such a number.
+    public mutating func whole(_ value: Double?, in range: ClosedRange<Int>) -> Int? {
+        guard let value else { return nil }
+        return record(CheckedNumber.whole(value, in: range))
+    }
+
+    /// `value` as a whole number inside `range`; nil when it is absent (nil or JSON null) or not such a number.
+    public mutating func whole(_ value: JSONValue?, in range: ClosedRange<Int>) -> Int? {
+        guard let value, value != .null else { return nil }
+        return record(CheckedNumber.whole(value, in: range))
+    }
+
+    private mutating func record<T>(_ checked: T?) -> T? {
+        if checked == nil { failed = true }
+        return checked
+    }
+}

@@ -137,7 +137,6 @@ public struct TripJournal: Sendable {
     }
 
     private func writeAtomically(_ data: Data) throws {
-        let directory = PathText.deletingLastComponent(of: path).isEmpty ? "." : PathText.deletingLastComponent(of: path)
         let temporary = "\(path).tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw JournalError(operation: "create \(temporary)", errno: errno) }

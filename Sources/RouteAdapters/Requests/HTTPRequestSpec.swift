@@ -44,14 +44,13 @@ public struct HTTPRequestSpec: Hashable, Sendable {
     /// takes `api_key` in its POST body).
     public var secrets: [String] {
         var found: [String] = []
-        let words = Self.secretWords
         if let components = URLComponents(string: url) {
             if let password = components.password, !password.isEmpty { found.append(password) }
-            for item in components.queryItems ?? [] where words.contains(where: item.name.lowercased().contains) {
+            for item in components.queryItems ?? [] where Self.namesSecret(item.name) {
                 if let value = item.value, !value.isEmpty { found.append(value) }
             }
         }
-        for (name, value) in headers where words.contains(where: name.lowercased().contains) && !value.isEmpty {
+        for (name, value) in headers where Self.namesSecret(name) && !value.isEmpty {
             found.append(value)
             // "Bearer abc": the token alone may be echoed too.
             if let token = value.split(separator: " ").last, token.count < value.count { found.append(String(token)) }
