@@ -31,7 +31,7 @@ struct StatusSubcommand: AsyncParsableCommand {
     static func describe(_ s: Snapshot) -> [String] {
         var gnss = "gnss:    \(s.gnss.status.rawValue) (\(s.gnss.detail))"
         if let age = s.gnss.lastFixAge { gnss += ", last fix \(age) s ago" }
-        let rejected = s.gnss.rejectedFixes.backwardsInTime + s.gnss.rejectedFixes.repeatedTime + s.gnss.rejectedFixes.impossibleSpeed
+        let rejected = s.gnss.rejectedFixes.total
         if rejected > 0 { gnss += ", \(rejected) fixes rejected" }
         var lines = ["navd:    \(s.phase.rawValue)\(s.routeId.map { ", trip \($0)" } ?? "")\(s.control == false ? " (read only)" : "")", gnss]
         if let route = s.route {

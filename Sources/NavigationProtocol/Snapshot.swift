@@ -14,12 +14,26 @@ public struct Snapshot: Codable, Hashable, Sendable {
             public var backwardsInTime: Int
             public var repeatedTime: Int
             public var impossibleSpeed: Int
+            /// Absent from navd 0.6.0's lines (recordings made before it existed): read as 0.
+            public var timeJump: Int
 
-            public init(backwardsInTime: Int, repeatedTime: Int, impossibleSpeed: Int) {
+            public init(backwardsInTime: Int, repeatedTime: Int, impossibleSpeed: Int, timeJump: Int = 0) {
                 self.backwardsInTime = backwardsInTime
                 self.repeatedTime = repeatedTime
                 self.impossibleSpeed = impossibleSpeed
+                self.timeJump = timeJump
             }
+
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                backwardsInTime = try container.decode(Int.self, forKey: .backwardsInTime)
+                repeatedTime = try container.decode(Int.self, forKey: .repeatedTime)
+                impossibleSpeed = try container.decode(Int.self, forKey: .impossibleSpeed)
+                timeJump = try container.decodeIfPresent(Int.self, forKey: .timeJump) ?? 0
+            }
+
+            /// Fixes refused for any reason.
+            public var total: Int { backwardsInTime + repeatedTime + impossibleSpeed + timeJump }
         }
         public var status: GNSSEvent.Status
         public var detail: String

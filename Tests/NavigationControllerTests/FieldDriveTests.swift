@@ -302,6 +302,43 @@ struct FixPlausibilityGateTests {
         #expect(gate.check(fix(40, at: 4)) == .accepted)
     }
 
+    /// Found by the whole-daemon fuzz: one fix dated years ahead, at the vehicle's place, passed the speed check
+    /// (no distance is fast over years), and every real fix after it was then backwards in time.
+    @Test(arguments: [
+        86_400.0 * 365 * 170,  // a year of 2196 from a mangled date field
+        86_400.0 * 7 * 1024,  // a GPS week-number rollover
+        3602.0,  // just past the hour after the last accepted fix (at 1 s)
+    ])
+    func aSingleFixDatedFarAheadIsDroppedAndTheRealOnesGoOn(ahead: Double) {
+        var gate = FixPlausibilityGate()
+        #expect(gate.check(fix(0, at: 0)) == .accepted)
+        #expect(gate.check(fix(10, at: 1)) == .accepted)
+        #expect(gate.check(fix(20, at: ahead)) == .rejected(.timeJump))
+        for second in 2..<10 { #expect(gate.check(fix(Double(second) * 10, at: Double(second))) == .accepted) }
+        #expect(gate.rejections == { var counts = FixRejectionCounts(); counts.timeJump = 1; return counts }())
+    }
+
+    @Test func aReceiverBackAfterMoreThanAnHourIsAcceptedOnceItsFixesAgreeAndTheGapIsNoDrive() {
+        var gate = FixPlausibilityGate()
+        #expect(gate.check(fix(0, at: 0)) == .accepted)
+        // Parked for two hours in a garage without a sky view, then driven out 2 km away.
+        #expect(gate.check(fix(2000, at: 7200)) == .rejected(.timeJump))
+        #expect(gate.check(fix(2010, at: 7201)) == .rejected(.timeJump))
+        guard case .acceptedAfterJump(let distance) = gate.check(fix(2020, at: 7202)) else {
+            Issue.record("the fixes after the long gap were not accepted")
+            return
+        }
+        #expect(abs(distance - 2020) < 1)
+        #expect(gate.check(fix(2030, at: 7203)) == .accepted)
+    }
+
+    @Test func anOutageShorterThanTheGapResumesOnItsFirstFix() {
+        var gate = FixPlausibilityGate()
+        #expect(gate.check(fix(0, at: 0)) == .accepted)
+        // A 20-minute tunnel at 20 m/s.
+        #expect(gate.check(fix(24_000, at: 1200)) == .accepted)
+    }
+
     @Test func poorAccuracyExplainsALargerJump() {
         var gate = FixPlausibilityGate()
         #expect(gate.check(fix(0, at: 0, accuracy: 60)) == .accepted)

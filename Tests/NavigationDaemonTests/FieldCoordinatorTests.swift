@@ -31,6 +31,25 @@ struct FieldCoordinatorTests {
         #expect(travelled < 10 * 21 + 5, "\(travelled) m after 21 fixes at 10 m/s")
     }
 
+    /// Found by the whole-daemon fuzz: a fix dated decades ahead at the vehicle's place was accepted, and the trip's
+    /// real fixes after it were refused as going back in time.
+    @Test func aFixDatedDecadesAheadChangesNothingAndTheDriveGoesOn() throws {
+        var (harness, _, fixes) = try CoordinatorHarness.navigating(drivenTo: 20)
+        var future = fixes[21]
+        future.timestamp = fixes[21].timestamp.addingTimeInterval(86_400 * 365 * 150)
+        let refused = harness.feed(future)
+        #expect(refused.events(.tripState).isEmpty)
+        #expect(refused.contains { if case .log(.notice, let m) = $0 { m.contains("more than an hour after") } else { false } })
+        for index in 21...30 {
+            let state = harness.feed(fixes[index]).events(.tripState).first
+            #expect(state?["state"] == "navigating", "fix \(index)")
+        }
+        let snapshot = harness.coordinator.snapshot(now: harness.now)
+        #expect(snapshot.gnss.rejectedFixes == .init(backwardsInTime: 0, repeatedTime: 0, impossibleSpeed: 0, timeJump: 1))
+        let last = try #require(harness.feed(fixes[31]).events(.tripState).first)
+        #expect(try #require(last["distanceTravelled"]?.doubleValue) < 10 * 31 + 5)
+    }
+
     @Test func throughAnOutagePredictedStatesAreMarkedAndPromptsSaid() throws {
         var (harness, _, fixes) = try CoordinatorHarness.navigating(drivenTo: 40)
         // 30 s without fixes: the service ticks once a second.

@@ -2,9 +2,11 @@ import FoundationEssentials
 import Glibc
 
 /// Rejects fixes that cannot be the vehicle's position before they reach the controller: a time that goes back or
-/// repeats, or a jump that implies an impossible speed from the last accepted fix (a teleport: a multipath ghost, a
-/// receiver glitch). A rejected fix moves nothing. A jump that persists (the receiver really was moved, or its time
-/// line was reset) is accepted once `confirmationsForJump` fixes in a row agree with each other.
+/// repeats, a time far ahead of the last accepted fix's (a receiver's bad date, a week-number rollover), or a jump
+/// that implies an impossible speed from the last accepted fix (a teleport: a multipath ghost, a receiver glitch).
+/// A rejected fix moves nothing. A jump in place or time that persists (the receiver really was moved, or its time
+/// line was reset, or it comes back after a long outage) is accepted once `confirmationsForJump` fixes in a row agree
+/// with each other; an accepted jump is a new position, not a drive.
 ///
 /// Pure: time comes from the fixes.
 public struct FixPlausibilityGate: Hashable, Sendable {
@@ -15,6 +17,11 @@ public struct FixPlausibilityGate: Hashable, Sendable {
     public var confirmationsForJump: Int
     /// How many 68% radii of both fixes a jump may be explained by: 3 covers about 99.9% of honest error.
     public var accuracyAllowance: Double
+    /// Seconds of receiver time after the last accepted fix from which a fix needs confirming. A fix dated years
+    /// ahead is near enough in place to pass the speed check (any distance over years is a plausible speed), and
+    /// once accepted every real fix after it would look backwards in time. 3600 s is longer than any tunnel or
+    /// parking-garage outage a trip continues through, so those resume on their first fix.
+    public var maximumTimeGap: Double
 
     /// The last fix let through.
     public private(set) var lastAccepted: UserLocation?
@@ -23,10 +30,11 @@ public struct FixPlausibilityGate: Hashable, Sendable {
     /// Fixes that agree with each other but not with ``lastAccepted``: the start of a real jump, perhaps.
     private var candidates: [UserLocation] = []
 
-    public init(maximumSpeed: Double = 90, confirmationsForJump: Int = 3, accuracyAllowance: Double = 3) {
+    public init(maximumSpeed: Double = 90, confirmationsForJump: Int = 3, accuracyAllowance: Double = 3, maximumTimeGap: Double = 3600) {
         self.maximumSpeed = maximumSpeed
         self.confirmationsForJump = confirmationsForJump
         self.accuracyAllowance = accuracyAllowance
+        self.maximumTimeGap = maximumTimeGap
     }
 
     /// Decides on one fix and remembers it when accepted.
@@ -62,6 +70,7 @@ public struct FixPlausibilityGate: Hashable, Sendable {
         case .backwardsInTime: rejections.backwardsInTime += 1
         case .impossibleSpeed: rejections.impossibleSpeed += 1
         case .repeatedTime: rejections.repeatedTime += 1
+        case .timeJump: rejections.timeJump += 1
         }
         return .rejected(reason)
     }
@@ -71,6 +80,7 @@ public struct FixPlausibilityGate: Hashable, Sendable {
         let elapsed = fix.timestamp.timeIntervalSince(previous.timestamp)
         if abs(elapsed) < 0.0005 { return .repeatedTime }
         if elapsed < 0 { return .backwardsInTime }
+        if elapsed > maximumTimeGap { return .timeJump }
         let distance = Geodesy.distance(previous.coordinate, fix.coordinate)
         let explained = accuracyAllowance * (previous.horizontalAccuracy + fix.horizontalAccuracy)
         return max(0, distance - explained) / elapsed > maximumSpeed ? .impossibleSpeed : nil
@@ -98,6 +108,8 @@ public enum FixRejection: String, Hashable, Sendable, Codable {
     case repeatedTime = "repeated_time"
     /// Reaching it from the last accepted fix needs a speed above ``FixPlausibilityGate/maximumSpeed``.
     case impossibleSpeed = "impossible_speed"
+    /// Its time is more than ``FixPlausibilityGate/maximumTimeGap`` after the last accepted fix's.
+    case timeJump = "time_jump"
 
     /// A sentence for logs.
     public var explanation: String {
@@ -105,6 +117,7 @@ public enum FixRejection: String, Hashable, Sendable, Codable {
         case .backwardsInTime: "its time is before the last accepted fix's"
         case .repeatedTime: "it repeats the last accepted fix's time"
         case .impossibleSpeed: "reaching it from the last accepted fix needs an impossible speed"
+        case .timeJump: "its time is more than an hour after the last accepted fix's"
         }
     }
 }
@@ -114,8 +127,9 @@ public struct FixRejectionCounts: Hashable, Sendable, Codable {
     public var backwardsInTime = 0
     public var repeatedTime = 0
     public var impossibleSpeed = 0
+    public var timeJump = 0
 
-    public var total: Int { backwardsInTime + repeatedTime + impossibleSpeed }
+    public var total: Int { backwardsInTime + repeatedTime + impossibleSpeed + timeJump }
 
     public init() {}
 }

@@ -98,7 +98,7 @@ extension TripCoordinator {
             status: GNSSEvent.Status(rawValue: gnssHealth.status.rawValue) ?? .lost, detail: gnssHealth.detail,
             rejectedFixes: .init(
                 backwardsInTime: fixGate.rejections.backwardsInTime, repeatedTime: fixGate.rejections.repeatedTime,
-                impossibleSpeed: fixGate.rejections.impossibleSpeed),
+                impossibleSpeed: fixGate.rejections.impossibleSpeed, timeJump: fixGate.rejections.timeJump),
             lastFixAge: now.flatMap { now in lastFixAt.map { (now.timeIntervalSince($0) * 10).rounded() / 10 } })
         var snapshot = Snapshot(
             phase: Snapshot.Phase(rawValue: phase) ?? .idle, routeId: trip?.routeId, gnss: gnss,
