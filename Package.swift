@@ -175,7 +175,9 @@ let package = Package(
             name: "NavdTests",
             dependencies: [
                 "navd", "navctl", "NavdClient", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
-            ]
+            ],
+            // Tools the tests run (slowfs.py: slow storage through FUSE), read by path.
+            exclude: ["Fixtures"]
         ),
     ]
 )

@@ -25,6 +25,13 @@ public final class ConditionLock: @unchecked Sendable {
     public func lock() { pthread_mutex_lock(mutex) }
     public func unlock() { pthread_mutex_unlock(mutex) }
 
+    /// Runs `body` holding the lock.
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
     /// Sleeps until signalled (the lock is released meanwhile and held again on return).
     public func wait() { pthread_cond_wait(condition, mutex) }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import NMEA
 import NavigationProtocol
 import Testing
 import TestSupport
@@ -156,6 +157,84 @@ struct RecordingDaemonTests {
         #expect(refused.stderr.contains("recording_failed") && refused.stderr.contains("\(blocker)/recordings"), "\(refused.stderr)")
         #expect(refused.stderr.split(separator: "\n").count == 1)
         #expect(client.command(#"{"type":"status","id":"s"}"#, id: "s")?.type == "reply", "navd stopped answering")
+    }
+
+    /// `record start` and `stop` on storage that takes 2 s to make a directory and 2 s to create a file (a real
+    /// FUSE file system, Fixtures/slowfs.py): fixes go on being navigated and published meanwhile (the disk work
+    /// was on the navigation loop and held up every fix and the watchdog ping for 4 s), the answer comes when the
+    /// file is open, and the recording still holds every input from the command on: it replays byte for byte.
+    @Test func recordingOnSlowStorageHoldsUpNoFix() throws {
+        let tag = UUID().uuidString.prefix(8)
+        let (backing, mount) = ("/tmp/navd-slowfs-backing-\(tag)", "/tmp/navd-slowfs-\(tag)")
+        for directory in [backing, mount] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/slowfs.py").path
+        let slowfs = try ExternalProcess("/usr/bin/python3", [script, backing, mount, "2"])
+        defer {
+            _ = try? ToolRun.run(URL(fileURLWithPath: "/usr/bin/fusermount"), ["-u", mount])
+            slowfs.stop()
+            try? FileManager.default.removeItem(atPath: backing)
+            try? FileManager.default.removeItem(atPath: mount)
+        }
+        var mounted = false
+        for _ in 0..<100 where !mounted {
+            usleep(50_000)
+            mounted = ((try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? "").contains(" \(mount) fuse")
+        }
+        try #require(mounted, "slowfs did not mount \(mount) (it needs Debian's fuse and python3-fusepy: scripts/setup)")
+
+        let pty = try PtyPair()
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: "http://127.0.0.1:9", extra: "[recording]\ndirectory = \"\(mount)/recordings\"")
+        try navd.start()
+        defer { navd.process?.stop() }
+        let client = try navd.connect()
+        var fixNumber = 0
+        func writeFix() {
+            let fix = UserLocation(
+                coordinate: Geodesy.destination(from: GeographicCoordinate(latitude: 60.1656, longitude: 24.9406), distance: Double(fixNumber) * 5, bearing: 0),
+                horizontalAccuracy: 4, course: CourseOverGround(degrees: 0), speed: Speed(metersPerSecond: 5),
+                timestamp: Date(timeIntervalSince1970: 1_795_241_290 + Double(fixNumber)))
+            pty.write(NMEAWriter.sentences(for: fix).map { $0 + "\r\n" }.joined())
+            fixNumber += 1
+        }
+        for _ in 0..<3 {
+            writeFix()
+            client.drain(for: 0.2)
+        }
+
+        /// Sends `action` and writes a fix every 0.2 s until its answer: the answer, the seconds it took and the
+        /// trip states published before it.
+        func record(_ action: String) -> (answer: JSONValue?, seconds: Double, statesBefore: Int) {
+            let sent = Date()
+            client.send(#"{"type":"record","id":"\#(action)","action":"\#(action)"}"#)
+            var states = 0
+            for _ in 0..<60 {
+                writeFix()
+                let deadline = Date().addingTimeInterval(0.2)
+                while let message = client.next(timeout: max(0, deadline.timeIntervalSinceNow)) {
+                    if message.type == "trip_state" { states += 1 }
+                    if message["id"]?.stringValue == action { return (message, Date().timeIntervalSince(sent), states) }
+                }
+            }
+            return (nil, Date().timeIntervalSince(sent), states)
+        }
+        let start = record("start")
+        #expect(start.answer?.type == "reply", "\(start.answer ?? .null)")
+        let path = try #require(start.answer?["result"]?["path"]?.stringValue)
+        #expect(path.hasPrefix("\(mount)/recordings/drive-"))
+        #expect(start.seconds >= 3.5, "the storage was not slow: the answer took \(start.seconds) s")
+        #expect(start.statesBefore >= 14, "\(start.statesBefore) trip states in the \(start.seconds) s the recording took to open: fixes waited for the disk")
+        for _ in 0..<5 {
+            writeFix()
+            client.drain(for: 0.2)
+        }
+        let stop = record("stop")
+        let files = (stop.answer?["result"]?["files"]?.arrayValue ?? []).compactMap(\.stringValue)
+        #expect(files == [path], "\(stop.answer ?? .null)")
+        let replay = try Self.navctl(["replay", "--diff"] + files)
+        #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let recordedStates = text.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"trip_state""#) }.count
+        #expect(recordedStates >= start.statesBefore + 5, "the states published while the file was being opened are in the recording")
     }
 
     @Test func navctlSaysClearlyWhenNavdIsNotRunning() throws {

@@ -43,16 +43,19 @@ public final class FlightRecorder: @unchecked Sendable {
     /// Keys every recorder record starts with, in this order.
     static let leadingKeys = ["rec", "t", "now"]
 
-    /// The first file of this recording.
-    public let path: String
+    /// The first file of this recording; empty until the writer thread has opened it (``waitUntilOpen()``).
+    public var path: String { condition.withLock { opened.flatMap { try? $0.get() } ?? "" } }
     public let limits: Limits
     private let logger: Logger
     private let started = ContinuousClock.now
-    /// The stem shared by this recording's parts (`drive-20261124T051200Z`).
-    private let stem: String
+    private let createdAt: Date
+    /// The stem shared by this recording's parts (`drive-20261124T051200Z`); set by the writer thread.
+    private var stem = ""
 
     // `condition` guards everything below.
     private let condition = ConditionLock()
+    /// How opening the first file went (its path, or why not); nil while the writer thread is at it.
+    private var opened: Result<String, CannotRecord>?
     private var buffer: [UInt8] = []
     private var serialLine: [UInt8] = []
     private var stopping = false
@@ -76,14 +79,58 @@ public final class FlightRecorder: @unchecked Sendable {
     /// Room kept below the limit for the `end` record, bytes.
     static let endRecordRoom = 4096
 
-    /// Creates the directory if needed and the recording's first file, and writes `header` into it.
-    public init(limits: Limits, header: [String: JSONValue], createdAt: Date, logger: Logger) throws(CannotRecord) {
+    /// Starts a recording without touching the disk: records are kept in memory from this moment, and the writer
+    /// thread creates the directory if needed, opens the first file and prunes older recordings, then writes them
+    /// with `header` first. Callers on the navigation loop use this, so slow storage never holds up a fix or the
+    /// watchdog; ``waitUntilOpen()`` says how opening went.
+    public init(opening limits: Limits, header: [String: JSONValue], createdAt: Date, logger: Logger) {
         self.limits = limits
         self.logger = logger
+        self.createdAt = createdAt
+        var header = header
+        header["rec"] = "header"
+        header["format"] = .number(Double(RecordingCodec.formatVersion))
+        header["created"] = .string(ISO8601Timestamp.format(createdAt))
+        buffer = JSONLine.serialize(header, leading: Self.leadingKeys)
+        DetachedThread.start(name: "navd recorder") { [self] in
+            let result = openFirstFile()
+            condition.withLock {
+                opened = result
+                if case .failure = result {
+                    // Nothing will be written: what was kept in memory goes, and stop() returns at once.
+                    buffer = []
+                    stopping = true
+                    stopped = true
+                }
+                condition.broadcast()
+            }
+            if case .success = result { writeUntilStopped() }
+        }
+    }
+
+    /// Creates the directory if needed and the recording's first file, and writes `header` into it; returns once
+    /// the file is open (for callers off the navigation loop: navd's start, tests).
+    public convenience init(limits: Limits, header: [String: JSONValue], createdAt: Date, logger: Logger) throws(CannotRecord) {
+        self.init(opening: limits, header: header, createdAt: createdAt, logger: logger)
+        if case .failure(let error) = waitUntilOpen() { throw error }
+    }
+
+    /// Waits until the writer thread has opened the first file: its path, or why it could not.
+    public func waitUntilOpen() -> Result<String, CannotRecord> {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let opened { return opened }
+            condition.wait()
+        }
+    }
+
+    /// On the writer thread: the directory, a free name, the first file, and room made by older recordings.
+    private func openFirstFile() -> Result<String, CannotRecord> {
         do {
             try FileManager.default.createDirectory(atPath: limits.directory, withIntermediateDirectories: true)
         } catch {
-            throw CannotRecord(description: "cannot create the recording directory \(limits.directory): \(describeFileError(error))")
+            return .failure(CannotRecord(description: "cannot create the recording directory \(limits.directory): \(describeFileError(error))"))
         }
         var stem = "drive-" + Self.fileTime(createdAt)
         var suffix = 1
@@ -92,20 +139,14 @@ public final class FlightRecorder: @unchecked Sendable {
             stem = "drive-" + Self.fileTime(createdAt) + "-\(suffix)"
         }
         self.stem = stem
-        path = "\(limits.directory)/\(stem).jsonl"
+        let path = "\(limits.directory)/\(stem).jsonl"
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
         guard descriptor >= 0 else {
-            throw CannotRecord(description: "cannot create \(path): \(String(cString: strerror(errno)))")
+            return .failure(CannotRecord(description: "cannot create \(path): \(String(cString: strerror(errno)))"))
         }
         files = [path]
-        var header = header
-        header["rec"] = "header"
-        header["format"] = .number(Double(RecordingCodec.formatVersion))
-        header["created"] = .string(ISO8601Timestamp.format(createdAt))
-        buffer = JSONLine.serialize(header, leading: Self.leadingKeys)
-        // Earlier recordings make room now, before the writer thread owns the counts.
         pruneOldRecordings()
-        DetachedThread.start(name: "navd recorder") { [self] in writeUntilStopped() }
+        return .success(path)
     }
 
     /// Seconds since the recording started (monotonic).

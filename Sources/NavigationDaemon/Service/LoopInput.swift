@@ -31,7 +31,7 @@ extension TripCoordinator {
     /// `seq`: the last event's sequence number (a hello carries it).
     public mutating func step(
         _ input: LoopInput, now: Date, seq: UInt64 = 0, command: PreparedCommand? = nil, client: ClientConnection? = nil,
-        recording: RecordingControl? = nil
+        recording: RecordingControl? = nil, answerLater: (@Sendable (Result<[String: JSONValue], ProtocolError>) -> Void)? = nil
     ) -> ServerMessage? {
         switch input {
         case .reading(let reading):
@@ -43,7 +43,9 @@ extension TripCoordinator {
         case .command(let line, _, _):
             guard let command, let client else { return nil }
             do throws(ProtocolError) {
-                return .reply(id: line["id"], command: command.type, result: try command.run(&self, CommandContext(now: now, client: client, recording: recording)))
+                let context = CommandContext(now: now, client: client, recording: recording, answerLater: answerLater)
+                // nil: the handler answers later, off the loop (`answerLater`).
+                return try command.run(&self, context).map { .reply(id: line["id"], command: command.type, result: $0) }
             } catch {
                 return .error(id: line["id"], error)
             }

@@ -23,6 +23,8 @@ public final class NavigationService: Service, Sendable {
         case finished(session: Int, RouteCalculationRunner.Outcome)
         case tick
         case reload(TripCoordinator.Settings, RouteCalculationRunner, configText: String)
+        /// The answer to a command whose handler finished its work off the loop (`record start`, `record stop`).
+        case lateAnswer(ServerMessage, client: ClientConnection)
     }
 
     public static let navdVersion = "0.6.0"
@@ -127,6 +129,11 @@ public final class NavigationService: Service, Sendable {
         var lastStatus = ""
         await withGracefulShutdownHandler {
             for await input in inputs {
+                if case .lateAnswer(let answer, let client) = input {
+                    deliver(answer.line, to: client, group: &group)
+                    client.answered()
+                    continue
+                }
                 let time = now()
                 // The loop input as a value (what is recorded and replayed), and the live objects a command needs.
                 var client: ClientConnection?
@@ -164,11 +171,16 @@ public final class NavigationService: Service, Sendable {
                     runner = newRunner
                     loopInput = .reload(settings, configText: ConfigRedaction.redact(configText))
                     logger.notice("configuration reloaded")
+                case .lateAnswer:
+                    continue  // answered above
                 }
                 // `record` itself is not part of what it records.
                 let recorder = command?.type == RecordCommand.type ? nil : recording?.current
                 recorder?.record(RecordingCodec.encode(loopInput, now: time))
-                if let answer = coordinator.step(loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording), let client {
+                let answer = coordinator.step(
+                    loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording,
+                    answerLater: client.flatMap { client in command.map { lateAnswer(to: $0, from: client) } })
+                if let answer, let client {
                     let line = answer.line
                     recorder?.recordLine(line)
                     deliver(line, to: client, group: &group)
@@ -177,7 +189,8 @@ public final class NavigationService: Service, Sendable {
                     hub.add(connected)
                     logger.info("client connected", metadata: ["client": "\(connected.id)", "peer": "\(connected.peer)", "control": "\(connected.mayControl)"])
                 }
-                client?.answered()
+                // A command answered later is still owed (its `lateAnswer` settles it).
+                if command == nil || answer != nil { client?.answered() }
                 perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
                 let status = coordinator.statusLine
                 if status != lastStatus {
@@ -196,6 +209,19 @@ public final class NavigationService: Service, Sendable {
         if let record { journal.submit(.save(stamped(record))) }
         journal.finish()
         if let record { logger.info("trip journaled for the next start", metadata: ["routeId": "\(record.routeId)"]) }
+    }
+
+    /// How a command's handler answers after the loop moved on: its answer comes back into the loop's queue.
+    private func lateAnswer(to command: PreparedCommand, from client: ClientConnection) -> @Sendable (Result<[String: JSONValue], ProtocolError>) -> Void {
+        let (id, type, continuation) = (command.line["id"], command.type, continuation)
+        return { outcome in
+            let message: ServerMessage =
+                switch outcome {
+                case .success(let result): .reply(id: id, command: type, result: result)
+                case .failure(let error): .error(id: id, error)
+                }
+            continuation.yield(.lateAnswer(message, client: client))
+        }
     }
 
     /// The record with this boot's id and uptime, so that a restart within the boot measures its age exactly.

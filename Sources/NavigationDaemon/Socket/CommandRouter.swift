@@ -9,6 +9,25 @@ public struct CommandContext: Sendable {
     public var client: ClientConnection
     /// The flight recorder's switch (nil in a replay, which never runs `record`).
     public var recording: RecordingControl?
+    /// Answers the command after its handler returned nil (work that must not run on the navigation loop); nil
+    /// where every command answers at once.
+    public var answerLater: (@Sendable (Result<[String: JSONValue], ProtocolError>) -> Void)?
+
+    public init(
+        now: Date, client: ClientConnection, recording: RecordingControl? = nil,
+        answerLater: (@Sendable (Result<[String: JSONValue], ProtocolError>) -> Void)? = nil
+    ) {
+        self.now = now
+        self.client = client
+        self.recording = recording
+        self.answerLater = answerLater
+    }
+
+    /// ``answerLater`` for a command whose result is `Reply`, encoded as a reply's `result`.
+    func answerLater<Reply: Encodable & Sendable>(_: Reply.Type) -> (@Sendable (Result<Reply, ProtocolError>) -> Void)? {
+        guard let answerLater else { return nil }
+        return { outcome in answerLater(outcome.map { CommandRouter.encoded($0) }) }
+    }
 }
 
 /// A decoded command ready to run on the navigation loop.
@@ -16,7 +35,8 @@ public struct PreparedCommand: Sendable {
     public let type: String
     /// The command line as received (its JSON object): what the flight recorder keeps.
     public let line: [String: JSONValue]
-    public let run: @Sendable (inout TripCoordinator, CommandContext) throws(ProtocolError) -> [String: JSONValue]
+    /// The reply's `result`, or nil when the handler answers later (``CommandContext/answerLater``).
+    public let run: @Sendable (inout TripCoordinator, CommandContext) throws(ProtocolError) -> [String: JSONValue]?
 }
 
 /// Maps a command's `type` to its decoder and handler. Adding a command is one `register` call.
@@ -34,13 +54,27 @@ public struct CommandRouter: Sendable {
         _ type: Command.Type,
         handler: @escaping @Sendable (Command, inout TripCoordinator, CommandContext) throws(ProtocolError) -> Command.Result
     ) {
+        registerDeferring(type) { command, coordinator, context throws(ProtocolError) -> Command.Result? in
+            try handler(command, &coordinator, context)
+        }
+    }
+
+    /// Registers `type` with a handler that may return nil and answer later through the context's `answerLater`.
+    public mutating func registerDeferring<Command: NavigationCommand>(
+        _ type: Command.Type,
+        handler: @escaping @Sendable (Command, inout TripCoordinator, CommandContext) throws(ProtocolError) -> Command.Result?
+    ) {
         routes[Command.type] = Route(requiresControl: Command.requiresControl) { fields throws(ProtocolError) in
             let command = try Command(fields: fields)
             return PreparedCommand(type: Command.type, line: fields.object) { coordinator, context throws(ProtocolError) in
-                let result = try handler(command, &coordinator, context)
-                return (try? JSONValueEncoder().encode(result))?.objectValue ?? [:]
+                try handler(command, &coordinator, context).map(Self.encoded)
             }
         }
+    }
+
+    /// A handler's typed result as a reply's `result` object.
+    static func encoded<Result: Encodable>(_ result: Result) -> [String: JSONValue] {
+        (try? JSONValueEncoder().encode(result))?.objectValue ?? [:]
     }
 
     public var commandTypes: [String] { routes.keys.sorted() }
@@ -81,9 +115,9 @@ public struct CommandRouter: Sendable {
         router.register(CancelCalculationCommand.self) { command, coordinator, _ throws(ProtocolError) in
             try coordinator.cancelCalculation(command)
         }
-        router.register(RecordCommand.self) { command, coordinator, context throws(ProtocolError) in
+        router.registerDeferring(RecordCommand.self) { command, coordinator, context throws(ProtocolError) in
             guard let recording = context.recording else { throw ProtocolError(.recordingFailed, "this navd has no flight recorder") }
-            return try recording.handle(command, coordinator: coordinator, now: context.now)
+            return try recording.handle(command, coordinator: coordinator, now: context.now, answerLater: context.answerLater(RecordReply.self))
         }
         return router
     }
