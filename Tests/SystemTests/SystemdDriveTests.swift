@@ -38,6 +38,8 @@ struct SystemdDriveTests {
         try system.must("systemctl restart gpsd.service")
         try navd.start()
         try await receiver.send(epochs[0..<3], interval: Self.epochInterval)
+        // gpsd reads the receiver: navd leaves no file keeping gpsd's hotplug off it.
+        #expect(try system.run("test -e /var/lib/navd/serial-receiver").succeeded == false)
 
         // alice starts the trip.
         let first = try navd.navctl("watch --json --to \(Self.destinationArgument()) --timeout 300", as: "alice")
@@ -112,6 +114,9 @@ struct SystemdDriveTests {
         ]
         try navd.configure(ptyEdits)
         try system.must("systemctl restart navd.service")
+        // Reading the receiver itself, navd keeps the file by which its udev rules keep gpsd's hotplug off it.
+        let marker = try system.run("cat /var/lib/navd/serial-receiver")
+        #expect(marker.succeeded && marker.text.contains(PtyReceiver.device), "\(marker)")
         try await receiver.send(epochs[0..<3], interval: Self.epochInterval)
         let client = try navd.navctl("watch --json --to \(Self.destinationArgument()) --until-arrived --timeout 300", as: "alice")
         try await receiver.send(epochs[3..<(epochs.count / 2)], interval: Self.epochInterval)

@@ -129,6 +129,20 @@ struct UdevRulesTests {
         }
     }
 
+    /// Debian's gpsd rules start gpsdctl@ for the same receivers; two readers would split the byte stream.
+    @Test(
+        "gpsd's hotplug is kept off a receiver while navd reads it itself (source = serial), and left alone otherwise",
+        arguments: USBSerialDevice.all.filter { ["u-blox 8", "GlobalSat BU-353 (PL2303)"].contains($0.name) })
+    func gpsdHotplugStaysOffNavdsReceiver(device: USBSerialDevice) throws {
+        let gpsdWants = "gpsdctl@\(device.tty).service"
+        let withGpsdSource = try Self.properties(of: device, prepare: "rm -f /var/lib/navd/serial-receiver")
+        #expect(withGpsdSource["SYSTEMD_WANTS"] == gpsdWants, "gpsd's own rules no longer want this receiver: \(withGpsdSource)")
+        let withSerialSource = try Self.properties(
+            of: device, prepare: "mkdir -p /var/lib/navd && echo 'navd reads /dev/navd-gps itself' >/var/lib/navd/serial-receiver")
+        #expect(withSerialSource["SYSTEMD_WANTS"] ?? "" == "", "gpsd would still be started on navd's receiver: \(withSerialSource)")
+        #expect((withSerialSource["DEVLINKS"] ?? "").contains("/dev/navd-gps"), "\(withSerialSource)")
+    }
+
     @Test("without importing usb_id, the modem rules would never fire (60-serial.rules sorts after navd's)")
     func modemRulesNeedTheImport() throws {
         let quectel = try #require(USBSerialDevice.all.first)

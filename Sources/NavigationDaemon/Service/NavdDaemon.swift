@@ -51,6 +51,8 @@ public enum NavdDaemon {
         }
 
         let location = try LocationSourceFactory.make(config.gnss)
+        GpsdHotplugMarker.update(
+            isSerial: config.gnss.source == .serial, device: config.gnss.serial, environment: ProcessInfo.processInfo.environment, logger: logger)
         let executor = RouteHTTPExecutor(
             configuration: .init(connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)),
                                  totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000))))
