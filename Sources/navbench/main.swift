@@ -11,6 +11,8 @@ import Foundation
 //   navbench pty-latency
 //   navbench daemon-loop
 //   navbench field [--epochs N] [--keep]         the real navd, gpsd and Valhalla (NAVD_VALHALLA_URL)
+//   navbench soak [--hours H] [--speedup S] [--clients N] [--keep]
+//                                                a long drive, time-scaled (default 8 h at 60x, 50 clients)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -46,6 +48,19 @@ func field() -> [Figure] {
     return FieldBenchmark(navd: navd, valhalla: valhalla, epochs: option("--epochs", default: 300), keep: arguments.contains("--keep")).run()
 }
 
+/// The soak: navd and Valhalla as for `field`.
+func soak() -> [Figure] {
+    let navd = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("navd").path
+    guard FileManager.default.isExecutableFile(atPath: navd) else { fail("no navd next to navbench (\(navd)); build both: swift build -c release") }
+    guard let valhalla = ProcessInfo.processInfo.environment["NAVD_VALHALLA_URL"] else {
+        fail("NAVD_VALHALLA_URL is not set; start Valhalla with: eval \"$(scripts/engines start valhalla)\"")
+    }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { fail("/usr/bin/socat is missing; scripts/setup installs it") }
+    let hours = textOption("--hours").flatMap(Double.init) ?? 8, speedup = textOption("--speedup").flatMap(Double.init) ?? 60
+    guard (0.01...48).contains(hours), (1...500).contains(speedup) else { fail("--hours must be 0.01-48 and --speedup 1-500") }
+    return SoakBenchmark(navd: navd, valhalla: valhalla, hours: hours, speedup: speedup, clients: option("--clients", default: 50), keep: arguments.contains("--keep")).run()
+}
+
 var figures: [Figure]
 switch arguments.first {
 case "all":
@@ -64,10 +79,12 @@ case "daemon-loop":
     figures = await DaemonBenchmark().run()
 case "field":
     figures = field()
+case "soak":
+    figures = soak()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N]\n"
+            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | soak [--hours H] [--speedup S] [--clients N]\n"
                 .utf8))
     exit(2)
 }

@@ -128,6 +128,47 @@ struct LifecycleTests {
         #expect(listener.waitFor(timeout: 5) { $0.contains("STOPPING=1") } != nil)
     }
 
+    /// A trip that ended must stay ended after a power cut: deleting the journal is made durable by an fsync of its
+    /// directory, as saving it is (the rename). Seen in the real navd's system calls (strace follows its threads).
+    @Test func theJournalsDirectoryIsSyncedAfterEverySaveAndTheDeletionAtCancel() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL())
+        let pty = try PtyPair()
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
+        let trace = navd.directory.appendingPathComponent("strace.txt").path
+        try navd.start(wrapper: ["/usr/bin/strace", "-f", "-qq", "-e", "trace=openat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,close", "-o", trace])
+        let client = try navd.connectAndNavigate(drive, pty: pty)
+        let states = try DeviatingDrive.onPlannedRoute(drive, from: 1)
+        for sentences in states.prefix(5) {
+            pty.write(sentences)
+            client.drain(for: 0.2)
+        }
+        #expect(FileManager.default.fileExists(atPath: navd.journalPath), "no journal while navigating")
+        #expect(client.command(#"{"type":"cancel","id":"c"}"#, id: "c")?.type == "reply")
+        for _ in 0..<20 where FileManager.default.fileExists(atPath: navd.journalPath) { usleep(100_000) }
+        #expect(!FileManager.default.fileExists(atPath: navd.journalPath), "the journal outlived the cancel")
+        navd.process?.stop()
+
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        let directory = URL(fileURLWithPath: navd.journalPath).deletingLastPathComponent().path
+        /// Whether the thread that made `change` (a line index) then opened the journal's directory and fsynced it.
+        func syncedAfter(_ change: Int) -> Bool {
+            let thread = lines[change].prefix { $0 != " " }
+            let after = lines[(change + 1)...].filter { $0.hasPrefix(thread + " ") }
+            guard let opened = after.first(where: { $0.contains(#"openat(AT_FDCWD, "\#(directory)", "#) && $0.contains("O_DIRECTORY") }),
+                let fd = opened.split(separator: "=").last?.trimmingCharacters(in: .whitespaces), Int(fd) != nil
+            else { return false }
+            return after.contains { $0.contains("fsync(\(fd))") && $0.hasSuffix("= 0") }
+        }
+        let journalName = #""\#(navd.journalPath)""#
+        let saves = lines.indices.filter { lines[$0].contains("rename") && lines[$0].contains(journalName) && lines[$0].hasSuffix("= 0") }
+        let deletions = lines.indices.filter { lines[$0].contains("unlink") && lines[$0].contains(journalName) && lines[$0].hasSuffix("= 0") }
+        #expect(!saves.isEmpty, "no journal save in the trace:\n\(lines.suffix(40).joined(separator: "\n"))")
+        #expect(deletions.count == 1, "\(deletions.map { lines[$0] })")
+        for index in saves + deletions {
+            #expect(syncedAfter(index), "no fsync of \(directory) after: \(lines[index])")
+        }
+    }
+
     @Test func sigkillMidTripThenRestartResumesTheSameRouteToArrival() async throws {
         let killed = try await KilledMidTrip.make()
         let (drive, pty, navd, routeId, killAt) = (killed.drive, killed.pty, killed.navd, killed.routeId, killed.killAt)

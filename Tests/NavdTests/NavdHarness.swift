@@ -49,10 +49,12 @@ final class NavdInstance: @unchecked Sendable {
         throw CancellationError()
     }
 
-    /// Starts navd and waits (up to 20 s) for its socket.
+    /// Starts navd and waits (up to 20 s) for its socket. `wrapper`: a program and its arguments that run navd
+    /// (strace, to see its system calls).
     @discardableResult
-    func start(environment: [String: String] = [:]) throws -> ExternalProcess {
-        let process = try ExternalProcess(try Self.binary(), ["--config", configPath], environment: environment)
+    func start(environment: [String: String] = [:], wrapper: [String] = []) throws -> ExternalProcess {
+        let command = wrapper + [try Self.binary(), "--config", configPath]
+        let process = try ExternalProcess(command[0], Array(command.dropFirst()), environment: environment)
         self.process = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
