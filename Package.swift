@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "RouteClient",
             dependencies: [
-                "NavigationCore", "RouteAdapters",
+                "NavigationCore", "RouteAdapters", "SystemSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import NavigationCore
 import Synchronization
+import SystemSupport
 
 /// What a source says about itself, as opposed to what the receiver measured.
 public enum GNSSSourceStatus: Hashable, Sendable, CustomStringConvertible {
@@ -49,10 +50,10 @@ public final class GNSSFeed: Sendable {
     private let finished = Mutex(false)
     /// Monotonic seconds of the last fix (or of the feed's creation), and whether the watchdog has reported it lost.
     private let silence = Mutex<(lastFix: Double, lost: Bool)>((monotonicSeconds(), false))
-    private let rawObserver = Mutex<(@Sendable (RawGNSSInput) -> Void)?>(nil)
+    private let rawObserver = HandlerSlot<RawGNSSInput>()
     private let rawObserved = Atomic<Bool>(false)
     /// Where readings go instead of `readings`, when set: the consumer's own queue, called on the source's thread.
-    private let readingSink = Mutex<(@Sendable (GNSSReading) -> Void)?>(nil)
+    private let readingSink = HandlerSlot<GNSSReading>()
 
     public init(keepEveryReading: Bool = false) {
         (readings, readingContinuation) = AsyncStream.makeStream(
@@ -61,11 +62,7 @@ public final class GNSSFeed: Sendable {
     }
 
     public func yield(_ reading: GNSSReading) {
-        if let sink = readingSink.withLock({ $0 }) {
-            sink(reading)
-        } else {
-            readingContinuation.yield(reading)
-        }
+        if !readingSink.call(reading) { readingContinuation.yield(reading) }
         guard reading.fix != nil else { return }
         let wasLost = silence.withLock { state in
             defer { state = (monotonicSeconds(), false) }
@@ -93,12 +90,12 @@ public final class GNSSFeed: Sendable {
     /// a consumer with its own input queue (the navigation loop) saves a task relaying one stream into another,
     /// which costs a thread hop per fix.
     public func forwardReadings(to sink: @escaping @Sendable (GNSSReading) -> Void) {
-        readingSink.withLock { $0 = sink }
+        readingSink.set(sink)
     }
 
     /// Who sees the source's input as received (the flight recorder); nil: nobody.
     public func observeRaw(_ observer: (@Sendable (RawGNSSInput) -> Void)?) {
-        rawObserver.withLock { $0 = observer }
+        rawObserver.set(observer)
         rawObserved.store(observer != nil, ordering: .releasing)
     }
 
@@ -107,8 +104,8 @@ public final class GNSSFeed: Sendable {
 
     /// Hands input as received to the observer, if any.
     public func yieldRaw(_ input: RawGNSSInput) {
-        guard isRawObserved, let observer = rawObserver.withLock({ $0 }) else { return }
-        observer(input)
+        guard isRawObserved else { return }
+        rawObserver.call(input)
     }
 
     /// Publishes a status unless it repeats the previous one.

@@ -4,6 +4,7 @@ import Glibc
 import NIOCore
 import RouteAdapters
 import Synchronization
+import SystemSupport
 
 /// Performs ``HTTPRequestSpec`` values with AsyncHTTPClient: a connect timeout, a total timeout over the whole
 /// exchange (connect, head and body: a server that stalls mid-body is `timed_out`), a response size limit,
@@ -48,11 +49,11 @@ public final class RouteHTTPExecutor: Sendable {
 
     public let configuration: Configuration
     private let client: HTTPClient
-    private let observer = Mutex<(@Sendable (Exchange) -> Void)?>(nil)
+    private let observer = HandlerSlot<Exchange>()
 
     /// Who sees every exchange (the flight recorder); nil: nobody.
     public func observe(_ observer: (@Sendable (Exchange) -> Void)?) {
-        self.observer.withLock { $0 = observer }
+        self.observer.set(observer)
     }
 
     public init(configuration: Configuration = Configuration()) {
@@ -73,7 +74,7 @@ public final class RouteHTTPExecutor: Sendable {
 
     /// Sends the request and collects the answer, whatever its status.
     public func execute(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
-        guard let observer = observer.withLock({ $0 }) else { return try await send(spec) }
+        guard let observer = observer.handler else { return try await send(spec) }
         let started = ContinuousClock.now
         func seconds() -> Double {
             let elapsed = started.duration(to: .now).components

@@ -2,6 +2,7 @@ import NavigationCore
 import NIOCore
 import NavigationProtocol
 import Synchronization
+import SystemSupport
 
 /// One connected client: who it is, what it subscribed to, and its outbox.
 public final class ClientConnection: Sendable {
@@ -10,7 +11,7 @@ public final class ClientConnection: Sendable {
     public let mayControl: Bool
     public let outbox: ClientOutbox
     private let topicSet = Mutex(Set(EventType.allCases))
-    private let closer = Mutex<(@Sendable () -> Void)?>(nil)
+    private let closer = HandlerSlot<Void>()
     /// Messages the navigation loop still owes this client: its hello and replies to commands sent.
     private let owed = Mutex(0)
 
@@ -65,12 +66,12 @@ public final class ClientConnection: Sendable {
 
     /// How to drop the connection at once (set by the server).
     public func setForceClose(_ close: @escaping @Sendable () -> Void) {
-        closer.withLock { $0 = close }
+        closer.set { _ in close() }
     }
 
     /// Drops the connection without waiting for queued messages (a client that stopped reading).
     public func forceClose() {
-        closer.withLock { $0 }?()
+        closer.call(())
     }
 }
 
