@@ -234,7 +234,9 @@ struct RecordingDaemonTests {
         #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let recordedStates = text.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"trip_state""#) }.count
-        #expect(recordedStates >= start.statesBefore + 5, "the states published while the file was being opened are in the recording")
+        // The states published while the file was being opened, and the 5 after: less one at each end, as the fix
+        // written right after a command may reach the loop before the command does (another socket, another thread).
+        #expect(recordedStates >= start.statesBefore + 3, "\(recordedStates) trip states recorded: the states published while the file was being opened are in the recording")
     }
 
     @Test func navctlSaysClearlyWhenNavdIsNotRunning() throws {
