@@ -150,15 +150,34 @@ public final class SerialNMEASource: Sendable {
         feed.finish()
     }
 
-    /// Tries each candidate rate until two checksummed sentences arrive; returns the rate, or nil (the
-    /// backend stays at the first rate).
     /// The link `udev/60-navd-gnss.rules` gives a known receiver's NMEA port.
     static let udevLink = "/dev/navd-gps"
+
+    /// What listening to a port for a while showed.
+    enum Listening: Equatable {
+        /// Two checksummed NMEA sentences arrived.
+        case speaksNMEA
+        case silent
+        /// The device went away.
+        case gone
+    }
+
+    /// Listens to `backend` for up to `window` seconds (or until `stopped`) for two checksummed NMEA sentences.
+    static func listen(to backend: SerialBackend, window: Double, stopped: () -> Bool = { false }) -> Listening {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var probe = NMEAEpochAssembler()
+        let deadline = monotonicSeconds() + window
+        while monotonicSeconds() < deadline, !stopped() {
+            guard let count = buffer.withUnsafeMutableBytes({ backend.read($0, timeoutMilliseconds: 100) }) else { return .gone }
+            if count > 0 { _ = probe.append(buffer[0..<count]) }
+            if probe.statistics.sentences - probe.statistics.sentencesWithoutChecksum >= 2 { return .speaksNMEA }
+        }
+        return .silent
+    }
 
     /// The first of `paths` that sends two checksummed NMEA sentences within `window` seconds at `baud`, for
     /// `serial = "auto"` with several candidates (a modem's diagnostic, AT and NMEA ports); nil when none does.
     public static func firstSpeaking(_ paths: [String], baud: Int, window: Double) -> String? {
-        var buffer = [UInt8](repeating: 0, count: 1024)
         for path in paths {
             let backend: SerialBackend
             do {
@@ -168,27 +187,20 @@ public final class SerialNMEASource: Sendable {
                 backend = fallback
             }
             defer { backend.close() }
-            var probe = NMEAEpochAssembler()
-            let deadline = monotonicSeconds() + window
-            while monotonicSeconds() < deadline {
-                guard let count = buffer.withUnsafeMutableBytes({ backend.read($0, timeoutMilliseconds: 100) }) else { break }
-                if count > 0 { _ = probe.append(buffer[0..<count]) }
-                if probe.statistics.sentences - probe.statistics.sentencesWithoutChecksum >= 2 { return path }
-            }
+            if listen(to: backend, window: window) == .speaksNMEA { return path }
         }
         return nil
     }
 
+    /// Tries each candidate rate until two checksummed sentences arrive; returns the rate, or nil (the
+    /// backend stays at the first rate).
     private func detectBaud(_ backend: SerialBackend) -> Int? {
-        var buffer = [UInt8](repeating: 0, count: 1024)
         for rate in Self.candidateBaudRates where !stopFlag.isSet {
             guard backend.setBaudRate(rate) else { continue }
-            var probe = NMEAEpochAssembler(rollover: rollover)
-            let deadline = monotonicSeconds() + detectionWindow
-            while monotonicSeconds() < deadline, !stopFlag.isSet {
-                guard let count = buffer.withUnsafeMutableBytes({ backend.read($0, timeoutMilliseconds: 100) }) else { return nil }
-                if count > 0 { _ = probe.append(buffer[0..<count]) }
-                if probe.statistics.sentences - probe.statistics.sentencesWithoutChecksum >= 2 { return rate }
+            switch Self.listen(to: backend, window: detectionWindow, stopped: { stopFlag.isSet }) {
+            case .speaksNMEA: return rate
+            case .gone: return nil
+            case .silent: continue
             }
         }
         _ = backend.setBaudRate(Self.candidateBaudRates[0])

@@ -278,19 +278,23 @@ struct FixPlausibilityGateTests {
         #expect(gate.rejections.total == 0)
     }
 
-    @Test func aJumpThatPersistsIsAcceptedAfterThreeConsistentFixes() {
+    /// A jump in place (the receiver carried 20 km away by a ferry or a tow truck) or in time (parked two hours in a
+    /// garage without a sky view, then driven out 2 km away) that persists: accepted after three consistent fixes.
+    @Test(arguments: [(distance: 20_000.0, after: 1.0, reason: FixRejection.impossibleSpeed), (2000, 7200, .timeJump)])
+    func aJumpThatPersistsIsAcceptedAfterThreeConsistentFixes(distance: Double, after seconds: Double, reason: FixRejection) {
         var gate = FixPlausibilityGate()
         #expect(gate.check(fix(0, at: 0)) == .accepted)
-        // The receiver is carried 20 km away (a ferry, a tow truck) and reports from there on.
-        #expect(gate.check(fix(20_000, at: 1)) == .rejected(.impossibleSpeed))
-        #expect(gate.check(fix(20_010, at: 2)) == .rejected(.impossibleSpeed))
-        guard case .acceptedAfterJump(let distance) = gate.check(fix(20_020, at: 3)) else {
+        #expect(gate.check(fix(distance, at: seconds)) == .rejected(reason))
+        #expect(gate.check(fix(distance + 10, at: seconds + 1)) == .rejected(reason))
+        guard case .acceptedAfterJump(let jumped) = gate.check(fix(distance + 20, at: seconds + 2)) else {
             Issue.record("the persistent jump was not accepted")
             return
         }
-        #expect(abs(distance - 20_020) < 1)
-        #expect(gate.check(fix(20_030, at: 4)) == .accepted)
-        #expect(gate.rejections.impossibleSpeed == 2)
+        #expect(abs(jumped - (distance + 20)) < 1)
+        #expect(gate.check(fix(distance + 30, at: seconds + 3)) == .accepted)
+        var expected = FixRejectionCounts()
+        if reason == .impossibleSpeed { expected.impossibleSpeed = 2 } else { expected.timeJump = 2 }
+        #expect(gate.rejections == expected)
     }
 
     @Test func aSingleGhostBetweenGoodFixesIsDropped() {
@@ -316,20 +320,6 @@ struct FixPlausibilityGateTests {
         #expect(gate.check(fix(20, at: ahead)) == .rejected(.timeJump))
         for second in 2..<10 { #expect(gate.check(fix(Double(second) * 10, at: Double(second))) == .accepted) }
         #expect(gate.rejections == { var counts = FixRejectionCounts(); counts.timeJump = 1; return counts }())
-    }
-
-    @Test func aReceiverBackAfterMoreThanAnHourIsAcceptedOnceItsFixesAgreeAndTheGapIsNoDrive() {
-        var gate = FixPlausibilityGate()
-        #expect(gate.check(fix(0, at: 0)) == .accepted)
-        // Parked for two hours in a garage without a sky view, then driven out 2 km away.
-        #expect(gate.check(fix(2000, at: 7200)) == .rejected(.timeJump))
-        #expect(gate.check(fix(2010, at: 7201)) == .rejected(.timeJump))
-        guard case .acceptedAfterJump(let distance) = gate.check(fix(2020, at: 7202)) else {
-            Issue.record("the fixes after the long gap were not accepted")
-            return
-        }
-        #expect(abs(distance - 2020) < 1)
-        #expect(gate.check(fix(2030, at: 7203)) == .accepted)
     }
 
     @Test func anOutageShorterThanTheGapResumesOnItsFirstFix() {

@@ -172,17 +172,22 @@ import Testing
         #expect(summary.bytes == (try FileManager.default.attributesOfItem(atPath: recorder.path)[.size] as? Int))
     }
 
+    /// A recording of 50 notes of about 950 bytes each (`index` 0 to 49) under these limits, stopped.
+    static func recordFiftyNotes(in directory: String, maxFileBytes: Int, maxTotalBytes: Int) throws -> FlightRecorder.Summary {
+        let recorder = try FlightRecorder(
+            limits: .init(directory: directory, maxFileBytes: maxFileBytes, maxTotalBytes: maxTotalBytes), header: [:], createdAt: now,
+            logger: Logger(label: "test"))
+        let padding = String(repeating: "p", count: 900)
+        for index in 0..<50 { recorder.record(["rec": "note", "index": .number(Double(index)), "padding": .string(padding)]) }
+        return recorder.stop(reason: "done")
+    }
+
     /// The running recording counts against max_total_mb: alone past it, it ends with an `end` record that says
     /// why (it used to grow until the disk was full and the trip journal failed with ENOSPC).
     @Test func theRunningRecordingStaysWithinTheTotalLimit() throws {
         let directory = try directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let recorder = try FlightRecorder(
-            limits: .init(directory: directory, maxFileBytes: 10_000, maxTotalBytes: 30_000), header: [:], createdAt: Self.now,
-            logger: Logger(label: "test"))
-        let padding = String(repeating: "p", count: 900)
-        for index in 0..<50 { recorder.record(["rec": "note", "index": .number(Double(index)), "padding": .string(padding)]) }
-        let summary = recorder.stop(reason: "done")
+        let summary = try Self.recordFiftyNotes(in: directory, maxFileBytes: 10_000, maxTotalBytes: 30_000)
         let sizes = try summary.files.map { try #require(try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) }
         #expect(sizes.reduce(0, +) <= 30_000, "\(sizes)")
         let lines = try summary.files.flatMap { try String(contentsOfFile: $0, encoding: .utf8).split(separator: "\n") }
@@ -201,12 +206,7 @@ import Testing
         let old = "\(directory)/drive-20200101T000000Z.jsonl"
         try Data(repeating: UInt8(ascii: "x"), count: 60_000).write(to: URL(fileURLWithPath: old))
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_577_836_800)], ofItemAtPath: old)
-        let recorder = try FlightRecorder(
-            limits: .init(directory: directory, maxFileBytes: 20_000, maxTotalBytes: 70_000), header: [:], createdAt: Self.now,
-            logger: Logger(label: "test"))
-        let padding = String(repeating: "p", count: 900)
-        for index in 0..<50 { recorder.record(["rec": "note", "index": .number(Double(index)), "padding": .string(padding)]) }
-        let summary = recorder.stop(reason: "done")
+        let summary = try Self.recordFiftyNotes(in: directory, maxFileBytes: 20_000, maxTotalBytes: 70_000)
         #expect(summary.files.count >= 3, "\(summary.files)")
         #expect(!FileManager.default.fileExists(atPath: old), "the old recording was not deleted to make room")
         var indices: [Int] = []

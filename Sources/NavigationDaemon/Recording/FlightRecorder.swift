@@ -376,8 +376,6 @@ public final class FlightRecorder: @unchecked Sendable {
     }
 }
 
-/// A configuration file's text fit for a recording: the value of every key named like a secret (key, token,
-/// secret, password) and every secret inside a URL (password, query values named so) replaced by `***`.
 /// A configuration's text with its secrets replaced by `***`, for a recording's header: secrets inside URLs
 /// (what ``HTTPRequestSpec/secrets`` keeps out of logs), and the value of every key named like a secret
 /// (``HTTPRequestSpec/secretWords``), on a line of its own (`api_key = "…"`) or inside an inline table
