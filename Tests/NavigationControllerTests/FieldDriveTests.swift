@@ -262,6 +262,24 @@ struct FieldDriveTests {
             #expect(abs(travelled - (clean.distanceTravelled ?? 0)) < 1e-6, "seed \(seed): \(Int(travelled)) m travelled")
         }
     }
+
+    /// Found by the whole-daemon fuzz in navd, and `navctl replay` (TripReplay) had it too: a jump the gate accepts
+    /// after it persisted is a new position, so the straight line across it is no distance driven. Here the
+    /// receiver is back after two hours without a fix: the two fixes refused and the one accepted after them add
+    /// nothing; the rest of the drive counts as it would without the gap.
+    @Test func aJumpAcceptedAfterItPersistedAddsNoDistance() throws {
+        let route = try Self.helsinki()
+        let clean = FieldTrack(speed: 10, error: .openSky, seed: 3).fixes(along: Self.line(route))
+        var gapped = clean
+        for index in 40..<gapped.count { gapped[index].timestamp += 7200 }
+        let run = try Run(route, gapped)
+        #expect(run.rejected == [.timeJump, .timeJump])
+        #expect(run.isComplete)
+        let notDriven = (39..<42).reduce(0.0) { $0 + Geodesy.distance(clean[$1].coordinate, clean[$1 + 1].coordinate) }
+        let expected = try #require(try Run(route, clean).distanceTravelled) - notDriven
+        let travelled = try #require(run.distanceTravelled)
+        #expect(abs(travelled - expected) < 0.01, "\(travelled) m travelled; \(expected) m expected")
+    }
 }
 
 @Suite("Plausibility gate")

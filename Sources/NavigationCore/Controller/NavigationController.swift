@@ -93,8 +93,10 @@ public struct NavigationController: Sendable {
 
     // MARK: - Updating
 
-    /// The next state after a fix.
-    public func update(_ state: TripState, with location: UserLocation) -> TripState {
+    /// The next state after a fix. `afterJump`: the plausibility gate accepted `location` only after it and the
+    /// fixes before it persisted far from the last accepted one (in place or in time): a new position, not a drive,
+    /// so it adds nothing to the distance travelled.
+    public func update(_ state: TripState, with location: UserLocation, afterJump: Bool = false) -> TripState {
         guard case .navigating(let previous) = state else { return state }
         var next = previous
         next.predicted = false
@@ -139,7 +141,7 @@ public struct NavigationController: Sendable {
                 next.distanceAlong = match.distanceAlong
                 next.segment = match.segment
             }
-            next.summary.distanceTravelled += travelled
+            if !afterJump { next.summary.distanceTravelled += travelled }
         }
         next.summary.snappedDistanceTravelled += next.distanceAlong - previous.distanceAlong
         next.summary.endedAt = location.timestamp

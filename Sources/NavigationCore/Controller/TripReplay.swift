@@ -98,7 +98,8 @@ public struct TripReplay: Sendable {
                 outputs.append(.rejected(fix, reason))
                 continue
             }
-            state = state.navigating == nil ? controller.initialState(for: fix) : controller.update(state, with: fix)
+            let jumped = if case .acceptedAfterJump = verdict { true } else { false }
+            state = state.navigating == nil ? controller.initialState(for: fix) : controller.update(state, with: fix, afterJump: jumped)
             report(state, time: fix.timestamp)
         }
         return outputs

@@ -53,14 +53,9 @@ extension TripCoordinator {
         } else if previous.navigating == nil {
             next = current.controller.initialState(for: fix.location)
         } else {
-            var updated = current.controller.update(previous, with: fix.location)
-            // A jump the gate accepted is a new position, not a drive: it adds nothing to the distance travelled
-            // (found by the whole-daemon fuzz: interleaved streams of receivers elsewhere added 587 000 km).
-            if jumped, case .navigating(var state) = updated, let before = previous.navigating {
-                state.summary.distanceTravelled = before.summary.distanceTravelled
-                updated = .navigating(state)
-            }
-            next = updated
+            // A jump the gate accepted adds nothing to the distance travelled (found by the whole-daemon fuzz:
+            // interleaved streams of receivers elsewhere added 587 000 km).
+            next = current.controller.update(previous, with: fix.location, afterJump: jumped)
         }
         apply(next, previous: previous, fix: fix, now: now)
     }
