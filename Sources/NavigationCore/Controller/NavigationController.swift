@@ -53,23 +53,21 @@ public struct NavigationController: Sendable {
 
     // MARK: - Starting
 
-    /// The first state for a trip, from the vehicle's first fix: the fix is matched near the start of the route.
-    public func initialState(for location: UserLocation) -> TripState {
-        startState(for: location, fromDistance: 0, lookAhead: matcher.maximumLookAhead)
+    /// The first state on this route, from the vehicle's fix: the fix is matched near the start of the route.
+    /// `trip`: the totals of the trip so far when this route continues it (a reroute): one trip has one clock and
+    /// one distance, whatever routes it drove.
+    public func initialState(for location: UserLocation, continuing trip: TripSummary? = nil) -> TripState {
+        startState(for: location, fromDistance: 0, continuing: trip)
     }
 
     /// A state that resumes a trip at `distanceAlong` metres (for example after a restart), matching the fix
-    /// in a window around that progress.
-    public func resumedState(for location: UserLocation, fromDistance distanceAlong: Double, startedAt: Date) -> TripState {
-        var state = startState(for: location, fromDistance: max(0, distanceAlong), lookAhead: matcher.maximumLookAhead)
-        if case .navigating(var navigating) = state {
-            navigating.summary.startedAt = startedAt
-            state = .navigating(navigating)
-        }
-        return state
+    /// in a window around that progress; `trip` is what the trip had counted before (its start, its distance).
+    public func resumedState(for location: UserLocation, fromDistance distanceAlong: Double, continuing trip: TripSummary) -> TripState {
+        startState(for: location, fromDistance: max(0, distanceAlong), continuing: trip)
     }
 
-    private func startState(for location: UserLocation, fromDistance start: Double, lookAhead: Double) -> TripState {
+    private func startState(for location: UserLocation, fromDistance start: Double, continuing trip: TripSummary?) -> TripState {
+        let lookAhead = matcher.maximumLookAhead
         let segmentHint = index.segment(atDistance: start)
         let match = matcher.match(
             location, index: index, progress: start, segmentHint: segmentHint, lookAhead: lookAhead,
@@ -77,7 +75,8 @@ public struct NavigationController: Sendable {
         let along = max(start, match.distanceAlong)
         var stepIndex = index.segmentStep.isEmpty ? 0 : index.segmentStep[index.segment(atDistance: along)]
         stepIndex = min(stepIndex, approachStepIndex)
-        let summary = TripSummary(distanceTravelled: 0, snappedDistanceTravelled: 0, startedAt: location.timestamp, endedAt: location.timestamp)
+        var summary = trip ?? TripSummary(distanceTravelled: 0, snappedDistanceTravelled: 0, startedAt: location.timestamp, endedAt: location.timestamp)
+        summary.endedAt = max(summary.endedAt, location.timestamp)
         var state = NavigatingState(
             rawLocation: location, snappedLocation: location, stepIndex: stepIndex, remainingSteps: route.steps[stepIndex...],
             remainingWaypoints: route.waypoints[min(1, route.waypoints.count)...],

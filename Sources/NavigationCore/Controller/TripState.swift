@@ -35,6 +35,13 @@ public struct TripSummary: Hashable, Sendable {
     public var startedAt: Date
     /// Timestamp of the latest fix (of the arrival, once complete).
     public var endedAt: Date
+
+    public init(distanceTravelled: Double, snappedDistanceTravelled: Double, startedAt: Date, endedAt: Date) {
+        self.distanceTravelled = distanceTravelled
+        self.snappedDistanceTravelled = snappedDistanceTravelled
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+    }
 }
 
 /// The state of a trip in progress. Public fields are what clients show; the rest is the controller's memory

@@ -46,7 +46,7 @@ extension TripCoordinator {
         let previous = current.state
         let next: TripState
         if let resume = current.resumeFrom {
-            next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, startedAt: resume.startedAt)
+            next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
             current.resumeFrom = nil
             trip = current
             publishRoute(reason: .resumed, session: nil)
@@ -182,25 +182,20 @@ extension TripCoordinator {
             // Not re-snapped yet since the last start: keep what the journal said.
             return TripJournalRecord(
                 routeId: current.routeId, route: current.controller.route, options: current.options.json, distanceAlong: resume.distanceAlong,
-                stepIndex: 0, startedAt: resume.startedAt, savedAt: now, lastFixTime: resume.lastFixTime)
+                stepIndex: 0, startedAt: resume.summary.startedAt, savedAt: now, lastFixTime: resume.lastFixTime,
+                distanceTravelled: resume.summary.distanceTravelled, reroutes: current.reroutes)
         }
         guard let state = current.state.navigating else { return nil }
         return TripJournalRecord(
             routeId: current.routeId, route: current.controller.route, options: current.options.json,
             distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now,
-            lastFixTime: lastFix?.location.timestamp)
+            lastFixTime: lastFix?.location.timestamp, distanceTravelled: state.summary.distanceTravelled, reroutes: current.reroutes)
     }
 
     mutating func saveJournal(now: Date) {
-        guard var current = trip, let state = current.state.navigating else { return }
-        current.lastJournalSave = now
-        trip = current
-        effects.append(
-            .saveJournal(
-                TripJournalRecord(
-                    routeId: current.routeId, route: current.controller.route, options: current.options.json,
-                    distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now,
-                    lastFixTime: lastFix?.location.timestamp)))
+        guard trip?.state.navigating != nil, let record = checkpoint(now: now) else { return }
+        trip!.lastJournalSave = now
+        effects.append(.saveJournal(record))
     }
 }
 

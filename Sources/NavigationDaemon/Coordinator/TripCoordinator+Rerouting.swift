@@ -96,6 +96,8 @@ extension TripCoordinator {
     /// and snaps the last fix to it.
     mutating func applyReroute(_ controller: NavigationController, calculation: Calculation, now: Date) {
         guard var current = trip, let state = current.state.navigating else { return }
+        // One trip, one clock: the new route continues the trip's totals (it started at `navigate`).
+        let tripSoFar = state.summary
         // One clock: both times are the service's (a GNSS fix time against the system clock measured the offset
         // between the two clocks, not the engine).
         let measured = now.timeIntervalSince(calculation.startedAt)
@@ -115,7 +117,7 @@ extension TripCoordinator {
         lastRerouteDecision = nil
         publishRoute(reason: .reroute, session: calculation.session)
         if let fix = lastFix {
-            apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
+            apply(controller.initialState(for: fix.location, continuing: tripSoFar), previous: .idle, fix: fix, now: now)
         }
     }
 

@@ -79,7 +79,8 @@ public struct TripCoordinator: Sendable {
     /// Where a trip restored from the journal picks up.
     struct Resume: Sendable {
         var distanceAlong: Double
-        var startedAt: Date
+        /// The trip's totals before the restart: its start and the distance driven.
+        var summary: TripSummary
         /// GNSS time of the trip's last fix before the restart.
         var lastFixTime: Date?
         /// Set when the journal came from an earlier boot: its age is decided by the first fix's GNSS time.
@@ -183,8 +184,12 @@ public struct TripCoordinator: Sendable {
             routeId: record.routeId, controller: controller, state: .idle, requested: Array(record.route.waypoints.dropFirst()),
             passedBeforeRoute: 0, options: options,
             resumeFrom: Resume(
-                distanceAlong: record.distanceAlong, startedAt: record.startedAt, lastFixTime: record.lastFixTime,
-                confirmAgeOnFirstFix: confirmAgeOnFirstFix && record.lastFixTime != nil))
+                distanceAlong: record.distanceAlong,
+                summary: TripSummary(
+                    distanceTravelled: record.distanceTravelled ?? 0, snappedDistanceTravelled: 0, startedAt: record.startedAt,
+                    endedAt: record.lastFixTime ?? record.startedAt),
+                lastFixTime: record.lastFixTime, confirmAgeOnFirstFix: confirmAgeOnFirstFix && record.lastFixTime != nil),
+            reroutes: record.reroutes ?? 0)
         log(.notice, "resuming trip \(record.routeId) at \(Int(record.distanceAlong)) m from the journal; waiting for a fix"
             + (confirmAgeOnFirstFix ? " (saved in an earlier boot: its age is checked against the fix's GNSS time)" : ""))
     }

@@ -26,13 +26,18 @@ public struct TripJournal: Sendable {
     }
 
     public func save(_ record: TripJournalRecord) throws {
+        try writeAtomically(try Self.data(of: record))
+    }
+
+    /// A journal's bytes (pure: the inverse of ``record(from:)``).
+    public static func data(of record: TripJournalRecord) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(ISO8601Timestamp.format(date))
         }
-        try writeAtomically(try encoder.encode(record))
+        return try encoder.encode(record)
     }
 
     /// Removes the journal and fsyncs its directory: after a power cut a trip that ended (arrival, cancel) must
@@ -126,6 +131,15 @@ public struct TripJournal: Sendable {
         }
         guard record.version == TripJournalRecord.currentVersion else {
             throw UnreadableJournal(reason: "journal version \(record.version) is not \(TripJournalRecord.currentVersion)")
+        }
+        // JSON numbers from disk: each one inside its range, or the journal is not resumed.
+        let distances = [("distanceAlong", record.distanceAlong), ("distanceTravelled", record.distanceTravelled ?? 0)]
+        for (key, value) in distances where CheckedNumber.measure(value, in: PhysicalRange.routeDistance) == nil {
+            throw UnreadableJournal(reason: "\(key) \(value) is outside \(PhysicalRange.routeDistance) m")
+        }
+        let counts = [("stepIndex", record.stepIndex), ("reroutes", record.reroutes ?? 0)]
+        for (key, value) in counts where !PhysicalRange.identifier.contains(value) {
+            throw UnreadableJournal(reason: "\(key) \(value) is outside \(PhysicalRange.identifier)")
         }
         return record
     }

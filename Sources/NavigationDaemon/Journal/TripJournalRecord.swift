@@ -15,7 +15,12 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
     /// Metres along the route the vehicle had reached.
     public var distanceAlong: Double
     public var stepIndex: Int
+    /// GNSS time of the trip's first fix (at `navigate`; a reroute continues the trip).
     public var startedAt: Date
+    /// Metres driven since the trip started (absent in journals written before navd saved it: 0).
+    public var distanceTravelled: Double?
+    /// Reroutes applied since the trip started (absent in older journals: 0).
+    public var reroutes: Int?
     /// Wall-clock time of this save. Only trusted for freshness when nothing better is known: a board without a
     /// real-time clock may have written it with a clock that later jumped (see `TripJournal.load`).
     public var savedAt: Date
@@ -28,7 +33,7 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
 
     public init(
         routeId: String, route: Route, options: JSONValue, distanceAlong: Double, stepIndex: Int, startedAt: Date, savedAt: Date,
-        lastFixTime: Date? = nil
+        lastFixTime: Date? = nil, distanceTravelled: Double? = nil, reroutes: Int? = nil
     ) {
         version = Self.currentVersion
         self.routeId = routeId
@@ -39,5 +44,7 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
         self.startedAt = startedAt
         self.savedAt = savedAt
         self.lastFixTime = lastFixTime
+        self.distanceTravelled = distanceTravelled
+        self.reroutes = reroutes
     }
 }
