@@ -93,8 +93,14 @@ extension Array where Element == TripCoordinator.Effect {
 
 extension Route {
     /// The route from the start of step `first` on: what an engine would answer for a vehicle standing there.
-    func remainder(fromStep first: Int) -> Route {
-        let steps = Array(steps[first...])
+    /// `startingAside`: metres to the right of the road where the answer starts (an engine starting the new route
+    /// where an off-route vehicle is); 0 answers the very route ahead.
+    func remainder(fromStep first: Int, startingAside aside: Double = 0) -> Route {
+        var steps = Array(steps[first...])
+        if aside != 0, steps[0].geometry.count >= 2 {
+            let bearing = Geodesy.bearing(from: steps[0].geometry[0], to: steps[0].geometry[1])
+            steps[0].geometry[0] = Geodesy.destination(from: steps[0].geometry[0], distance: aside, bearing: bearing + 90)
+        }
         var geometry: [GeographicCoordinate] = []
         for step in steps { geometry += geometry.last == step.geometry.first ? Array(step.geometry.dropFirst()) : step.geometry }
         return Route(

@@ -34,7 +34,7 @@ import Testing
         _ = harness.feed(on[26..<32])
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
         harness.coordinator.calculationFinished(
-            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1)]), attempts: 1, now: harness.now)
+            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1, startingAside: 30)]), attempts: 1, now: harness.now)
         #expect(harness.take().events(.route).first?["reason"] == "reroute")
         let (arrived, rest) = Self.driveToArrival(&harness, on[32...])
         let arrival = try #require(arrived, "the trip did not arrive")
@@ -57,7 +57,7 @@ import Testing
         _ = harness.feed(on[26..<32])
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
         harness.coordinator.calculationFinished(
-            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1)]), attempts: 1, now: harness.now)
+            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1, startingAside: 30)]), attempts: 1, now: harness.now)
         _ = harness.feed(on[32..<40])
         let saved = try #require(harness.coordinator.checkpoint(now: harness.now))
         #expect(saved.reroutes == 1)

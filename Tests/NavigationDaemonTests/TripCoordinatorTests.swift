@@ -127,12 +127,33 @@ import Testing
         _ = harness.feed(on[26..<32])  // back on the route before the answer
         // The answer starts at the vehicle: the start of the step it is on.
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
-        let answer = route.remainder(fromStep: Int(stepNow) + 1)
+        let answer = route.remainder(fromStep: Int(stepNow) + 1, startingAside: 30)
         harness.coordinator.calculationFinished(session: session, result: .success([answer]), attempts: 1, now: harness.now)
         let result = harness.take()
         let succeeded = try #require(result.events(.routeCalculation).first)
         #expect(succeeded["applied"] == .bool(acceptance == .always))
         #expect(result.events(.route).count == (acceptance == .always ? 1 : 0))
+    }
+
+    /// An answer that is the route already in use (an engine snapping an off-road vehicle to the same road again)
+    /// is not applied: no retraction, no new route, no prompt again; the session says why.
+    @Test(arguments: [0, 1])
+    func aRerouteAnsweringTheRouteInUseIsNotApplied(stepsBack: Int) throws {
+        var (harness, route, _, session) = try Self.offRouteWithRerouteInFlight(accept: .always)
+        let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
+        let sentBefore = harness.effects.events(.instruction).count
+        // The same road from the next maneuver on, or from the start of the current step (behind the vehicle).
+        let answer = route.remainder(fromStep: Int(stepNow) + 1 - stepsBack)
+        harness.coordinator.calculationFinished(session: session, result: .success([answer]), attempts: 1, now: harness.now)
+        let result = harness.take()
+        let finished = try #require(result.events(.routeCalculation).first)
+        #expect(finished["status"] == "succeeded")
+        #expect(finished["applied"] == false)
+        #expect(finished["reason"]?.stringValue?.contains("the route already in use") == true, "\(finished)")
+        #expect(result.events(.route).isEmpty)
+        #expect(result.events(.instructionRetracted).isEmpty)
+        #expect(harness.effects.events(.instruction).count == sentBefore)
+        #expect(harness.coordinator.activeRouteId == "t-1")
     }
 
     /// The engine's latency is measured on the service's clock alone: a board clock two hours off GNSS time
@@ -143,7 +164,7 @@ import Testing
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
         harness.now += 2  // the engine took two seconds
         harness.coordinator.calculationFinished(
-            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1)]), attempts: 1, now: harness.now)
+            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1, startingAside: 30)]), attempts: 1, now: harness.now)
         #expect(harness.take().events(.route).count == 1, "the reroute was not applied")
         #expect(abs(harness.coordinator.expectedRerouteLatency - (0.7 * before + 0.3 * 2)) < 1e-9)
     }
@@ -236,7 +257,7 @@ import Testing
         #expect(moving["status"] == "in_progress")
         #expect(moving["fallbackTo"]?["name"] == "osrm")
         #expect(moving["fallbackTo"]?["server"] == "http://127.0.0.1:5000")
-        let answer = route.remainder(fromStep: 1)
+        let answer = route.remainder(fromStep: 1, startingAside: 30)
         harness.coordinator.calculationFinished(
             session: session,
             .init(result: .success([answer]), attempts: 3, answeredBy: osrm, failedEngines: [.init(engine: valhalla, error: refused)]),

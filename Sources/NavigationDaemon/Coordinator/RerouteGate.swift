@@ -11,7 +11,8 @@ import NavigationCore
 ///   (its first maneuver already behind the vehicle: the engine was too slow) makes the next request wait
 ///   `max(cooldown, 2 s)`, doubling with each failure in a row up to 60 s, so a slow or failing engine never gets
 ///   back-to-back requests. An applied reroute ends the streak. A reroute refused because the vehicle is back on
-///   the route is no failure of the engine: it does not back off.
+///   the route is no failure of the engine: it does not back off. An answer that is the route already in use
+///   is no failure either, but the next request still waits for `minimumMovement` from where it was asked.
 /// - **Loops**: `loopCount` reroutes that ended within `loopWindow` seconds, applied, failed or refused alike,
 ///   stop rerouting for `loopBackoff` seconds, so a vehicle that keeps leaving the route (a wrong map, a closed
 ///   road the engine does not know) or an engine that keeps failing does not hammer the server and flood clients.
@@ -109,6 +110,12 @@ public struct RerouteGate: Sendable, Equatable {
     /// The answer came but the vehicle is back on the route: counted toward loop detection, no backoff.
     public mutating func recordUnneeded(time: Date) {
         lastRequest = nil
+        ended.append(time)
+    }
+
+    /// The answer was the route already in use: counted toward loop detection, and the next request waits for the
+    /// cooldown and for movement from where this one was asked (the same place would get the same answer).
+    public mutating func recordSameRoute(time: Date) {
         ended.append(time)
     }
 

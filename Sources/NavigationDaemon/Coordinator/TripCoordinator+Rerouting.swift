@@ -85,6 +85,11 @@ extension TripCoordinator {
         guard let controller = try? NavigationController(route: route, config: settings.controller) else {
             return ("the new route has no steps", nil)
         }
+        let sameRoute = SameRouteAhead()
+        if sameRoute.isSame(controller.index, as: current.controller.index, from: state.distanceAlong) {
+            gate.recordSameRoute(time: lastFix?.location.timestamp ?? calculation.startedAt)
+            return ("the answer is the route already in use (the same way ahead, within \(Int(sameRoute.tolerance)) m): kept, with its progress and prompts", nil)
+        }
         if let fix = lastFix, let probe = controller.initialState(for: fix.location).navigating, probe.stepIndex > 0 {
             gate.recordFailure(time: fix.location.timestamp)
             return ("its first maneuver is already behind the vehicle", nil)
