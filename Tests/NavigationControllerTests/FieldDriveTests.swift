@@ -238,6 +238,76 @@ struct FieldDriveTests {
         print("field drives: leaving onto a parallel street 90 m away\(cityError ? " with city error" : ""): detected after \(Self.summary(detection)) of driving")
     }
 
+    // MARK: - Roads that part at a shallow angle
+
+    /// A route that leaves a motorway (north) by a ramp parting at `angle` degrees 800 m in; 100 km/h.
+    static func motorwayExit(angle: Double) -> (route: Route, gore: GeographicCoordinate) {
+        let route = TestRoutes.polyline([(0, 800), (angle, 900)])
+        return (route, Geodesy.destination(from: TestRoutes.origin, distance: 800, bearing: 0))
+    }
+
+    /// Metres past the gore where the ramp is `separation` metres from the motorway.
+    static func partingPoint(angle: Double, separation: Double) -> Double { separation / sin(Geodesy.radians(angle)) }
+
+    /// The car stays on the motorway. The ramp and the motorway are 30 m apart at `x30` past the gore: off-route must
+    /// come within three 1 Hz fixes of driving (83 m at 100 km/h) after it, whatever the rate, and not before the two
+    /// roadways are 15 m apart (nothing a driver would call leaving yet).
+    @Test(arguments: [(3.0, 1.0), (4.5, 1.0), (6.0, 1.0), (10.0, 1.0), (3.0, 10.0), (6.0, 10.0)])
+    func aMissedMotorwayExitIsReportedWithinThreeFixes(angle: Double, rate: Double) throws {
+        let (route, gore) = Self.motorwayExit(angle: angle)
+        let x30 = Self.partingPoint(angle: angle, separation: 30)
+        var after: [Double] = []
+        for seed in Self.seeds {
+            let track = [TestRoutes.origin, Geodesy.destination(from: gore, distance: 1200, bearing: 0)]
+            let samples = FieldTrack(speed: 27.8, rate: rate, error: .openSky, seed: seed).samples(along: track)
+            let run = try Run(route, samples.map(\.fix))
+            let first = try #require(
+                run.outputs.firstIndex { if case .state(.navigating(let s), _) = $0 { s.deviation.isOffRoute } else { false } }, "seed \(seed)")
+            let pastGore = samples[first].distance - 800
+            after.append(pastGore - x30)
+            #expect(pastGore >= Self.partingPoint(angle: angle, separation: 15), "seed \(seed): off-route \(Int(pastGore)) m past the gore")
+            #expect(pastGore <= x30 + 3 * 27.8, "seed \(seed): off-route \(Int(pastGore)) m past the gore, \(Int(pastGore - x30)) m after 30 m apart")
+        }
+        print("field drives: missed exit at \(angle)°, \(Int(rate)) Hz: off-route \(Self.summary(after)) of driving after the roadways are 30 m apart (at \(Int(x30)) m)")
+    }
+
+    /// The car takes the ramp: never off the route, and it arrives.
+    @Test(arguments: [3.0, 6.0, 10.0])
+    func takingTheExitIsNeverOffRoute(angle: Double) throws {
+        let (route, _) = Self.motorwayExit(angle: angle)
+        for seed in Self.seeds {
+            let run = try Run(route, FieldTrack(speed: 27.8, error: .openSky, seed: seed).fixes(along: Self.line(route)))
+            Self.expectClean(run, label: "seed \(seed), exit at \(angle)°", maximumHop: 27.8 + 3 * 3)
+        }
+    }
+
+    /// City error (bias 12-20 m, honest accuracy) on a motorway whose exit is missed: the thresholds widen with the
+    /// accuracy (2.5 × r68 is 99.9% of honest error), and a bias toward the ramp hides up to its size of the
+    /// separation (and the random error, 2σ, as much again on one fix), so the exit is reported later: by the time the
+    /// roadways are 2.5 × r68 + the bias + 2σ apart, plus three fixes of parting. Taking the exit stays clean.
+    @Test(arguments: [4.5, 10.0])
+    func aMissedExitUnderCityError(angle: Double) throws {
+        let (route, gore) = Self.motorwayExit(angle: angle)
+        var after: [Double] = []
+        for seed in Self.seeds {
+            var random = SeededRandomNumberGenerator(seed: seed * 7919)
+            let error = FieldTrack.ErrorModel(bias: 12 + 8 * random.nextUniform(), biasBearing: 360 * random.nextUniform(), sigma: 4)
+            let track = [TestRoutes.origin, Geodesy.destination(from: gore, distance: 1500, bearing: 0)]
+            let samples = FieldTrack(speed: 27.8, error: error, seed: seed).samples(along: track)
+            let run = try Run(route, samples.map(\.fix))
+            let first = try #require(
+                run.outputs.firstIndex { if case .state(.navigating(let s), _) = $0 { s.deviation.isOffRoute } else { false } }, "seed \(seed)")
+            let separation = (samples[first].distance - 800) * sin(Geodesy.radians(angle))
+            after.append(separation)
+            #expect(separation >= 15, "seed \(seed): off-route with the roadways \(Int(separation)) m apart")
+            let latest = 2.5 * error.honestAccuracy + error.bias + 2 * error.sigma + 3 * 27.8 * sin(Geodesy.radians(angle))
+            #expect(separation <= latest, "seed \(seed): off-route only \(Int(separation)) m apart (bound \(Int(latest)) m)")
+            let taken = try Run(route, FieldTrack(speed: 27.8, error: error, seed: seed).fixes(along: Self.line(route)))
+            #expect(taken.offRoute == 0, "seed \(seed): taking the exit under city error went off-route")
+        }
+        print("field drives: missed exit at \(angle)° under city error: off-route with the roadways \(Self.summary(after)) apart")
+    }
+
     // MARK: - Fixes that cannot be true
 
     @Test func aTeleportAndAFixFromThePastMoveNothing() throws {

@@ -114,7 +114,7 @@ extension StaticThresholdDeviation: Codable {
     enum CodingKeys: String, CodingKey {
         case minimumHorizontalAccuracy, enterDistance, maneuverEnterDistance, maneuverZone, headingMismatch, minimumSpeedForHeading
         case exitDistance, requiredConsecutiveFixes, minimumDistanceMovingAway, requiredDuration, accuracyMultiplier, wrongWayAngle
-        case wrongWayDistance
+        case wrongWayDistance, partingDistance, partingWindow, partingGrowth, partingCourse, partingAngle
     }
 
     /// Missing keys keep their defaults.
@@ -135,6 +135,11 @@ extension StaticThresholdDeviation: Codable {
             accuracyMultiplier: try c.decodeIfPresent(Double.self, forKey: .accuracyMultiplier) ?? d.accuracyMultiplier,
             wrongWayAngle: try c.decodeIfPresent(Double.self, forKey: .wrongWayAngle) ?? d.wrongWayAngle,
             wrongWayDistance: try c.decodeIfPresent(Double.self, forKey: .wrongWayDistance) ?? d.wrongWayDistance)
+        partingDistance = try c.decodeIfPresent(Double.self, forKey: .partingDistance) ?? d.partingDistance
+        partingWindow = try c.decodeIfPresent(Double.self, forKey: .partingWindow) ?? d.partingWindow
+        partingGrowth = try c.decodeIfPresent(Double.self, forKey: .partingGrowth) ?? d.partingGrowth
+        partingCourse = try c.decodeIfPresent(Double.self, forKey: .partingCourse) ?? d.partingCourse
+        partingAngle = try c.decodeIfPresent(Double.self, forKey: .partingAngle) ?? d.partingAngle
         guard exitDistance < min(enterDistance, maneuverEnterDistance) else {
             throw DecodingError.dataCorrupted(
                 .init(
@@ -158,6 +163,11 @@ extension StaticThresholdDeviation: Codable {
         try c.encode(accuracyMultiplier, forKey: .accuracyMultiplier)
         try c.encode(wrongWayAngle, forKey: .wrongWayAngle)
         try c.encode(wrongWayDistance, forKey: .wrongWayDistance)
+        try c.encode(partingDistance, forKey: .partingDistance)
+        try c.encode(partingWindow, forKey: .partingWindow)
+        try c.encode(partingGrowth, forKey: .partingGrowth)
+        try c.encode(partingCourse, forKey: .partingCourse)
+        try c.encode(partingAngle, forKey: .partingAngle)
     }
 }
 

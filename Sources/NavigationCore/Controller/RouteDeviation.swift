@@ -63,6 +63,12 @@ public protocol RouteDeviationDetector: Sendable {
 /// - **Wrong way**: driving against the route's direction (course at least `wrongWayAngle` degrees from it, at
 ///   `minimumSpeedForHeading` or more) for `wrongWayDistance` metres is off the route even on the route's own
 ///   street (a U-turn on a two-way street).
+/// - **Parting roads**: a motorway exit, a fork or a slip road leaves at 3-10°, closer than `enterDistance` for
+///   hundreds of metres. Beyond `partingDistance` (and the 99.9% radius) a fix is evidence like one beyond the enter
+///   threshold when, over the last `partingWindow` metres driven, the course held steady (within `partingCourse`
+///   degrees), the distance from the route grew by `partingGrowth` metres (least squares over the window, so single
+///   fixes' noise averages out), and the route where the fix matches runs at an angle of at least `partingAngle` to
+///   the course (its geometry bends away): two roadways parting, not a biased fix beside the road.
 /// - **Accuracy gate**: a fix whose 68% accuracy radius is worse than `minimumHorizontalAccuracy` changes
 ///   nothing: it neither raises nor clears a deviation, and it is not evidence.
 ///
@@ -91,6 +97,20 @@ public struct StaticThresholdDeviation: Hashable, Sendable {
     public var wrongWayDistance: Double
     /// Degrees a course may change between two epochs and still count as steady (driving straight, not turning).
     public var steadyCourse: Double = 20
+    /// Metres from the route beyond which parting roads count as evidence (see the type's documentation).
+    public var partingDistance: Double = 25
+    /// Metres of driving over which parting is judged.
+    public var partingWindow: Double = 200
+    /// Metres the distance from the route must have grown over the window.
+    public var partingGrowth: Double = 6
+    /// Degrees the course may vary over the window.
+    public var partingCourse: Double = 10
+    /// Smallest angle, degrees, between the course and the route where the fix matches.
+    public var partingAngle: Double = 1.5
+    /// Metres of driving between the samples parting is judged on.
+    static let partingSampleSpacing = 10.0
+    /// Metres: the least error assumed of any fix, whatever accuracy it claims.
+    static let standstillNoise = 3.0
 
     public init(
         minimumHorizontalAccuracy: Double = 25, enterDistance: Double = 50, maneuverEnterDistance: Double = 20,
@@ -136,9 +156,26 @@ public struct DeviationEvidence: Hashable, Sendable {
     public var disagreeingFixes: Int = 0
     /// The course of the last accurate epoch, degrees.
     public var lastCourse: Double?
+    /// Metres driven on accurate, moving epochs (the odometer parting samples are placed on).
+    public var odometer: Double = 0
+    /// Samples for parting roads, oldest first, one per ``StaticThresholdDeviation/partingSampleSpacing`` metres
+    /// driven, reaching back ``StaticThresholdDeviation/partingWindow`` metres.
+    public var partingSamples: [PartingSample] = []
+    /// True while the roadways are seen parting and the vehicle stays beyond the parting distance.
+    public var isParting = false
     public var isOffRoute: Bool = false
 
     public init() {}
+}
+
+/// One sample of the vehicle's distance from the route, for parting roads.
+public struct PartingSample: Hashable, Sendable {
+    /// ``DeviationEvidence/odometer`` at the sample, metres.
+    public var odometer: Double
+    /// Metres from the route.
+    public var distance: Double
+    /// Course over ground, degrees.
+    public var course: Double
 }
 
 /// What the deviation tracker sees of one fix.
@@ -215,6 +252,20 @@ extension StaticThresholdDeviation {
         let steady = course.flatMap { c in evidence.lastCourse.map { Geodesy.angleBetween(c, $0) <= steadyCourse } } ?? false
         next.disagreeingFixes = headingDisagrees && steady ? evidence.disagreeingFixes + 1 : (headingDisagrees ? 1 : 0)
         if headingDisagrees { threshold = min(threshold, tight) }
+        if !input.isStationary { next.odometer += input.travelled }
+        next.partingSamples = partingSamples(evidence.partingSamples, odometer: next.odometer, distance: distanceFromRoute, course: course)
+        // Once the roadways are seen parting, it holds while the vehicle stays beyond the parting distance less the
+        // fix's error: one fix whose noise hides the trend or dips under the distance does not start the count again
+        // (at 10 Hz a fix near the threshold would otherwise reset the evidence many times a second).
+        let partingThreshold = max(partingDistance, scaled)
+        let margin = max(Self.standstillNoise, location.horizontalAccuracy)
+        if evidence.isParting, distanceFromRoute > partingThreshold - margin {
+            next.isParting = true
+            threshold = min(threshold, partingThreshold - margin)
+        } else {
+            next.isParting = distanceFromRoute > partingThreshold && parting(next.partingSamples, routeBearing: input.routeBearing)
+            if next.isParting { threshold = min(threshold, partingThreshold) }
+        }
         // Driving away: the course has disagreed with the route, steadily, for two epochs and the distance from the route has
         // grown on each by `minimumDistanceMovingAway` in all. Position error, however biased, moves the fixes but
         // neither turns the course nor makes the distance grow with it, so this needs only the fix to lie beyond
@@ -236,5 +287,44 @@ extension StaticThresholdDeviation {
         let enough = next.consecutiveFixes >= requiredConsecutiveFixes && location.timestamp.timeIntervalSince(firstTime) >= requiredDuration - 0.001
         if enough || drivingAway { next.isOffRoute = true }
         return next
+    }
+
+    /// The samples with this fix added (when it lies `partingSampleSpacing` beyond the last), trimmed to the window.
+    /// Without a course (slow, or unknown) the run is broken: parting is judged on steady driving only.
+    private func partingSamples(_ samples: [PartingSample], odometer: Double, distance: Double, course: Double?) -> [PartingSample] {
+        guard let course else { return [] }
+        var next = samples
+        if let last = next.last, odometer - last.odometer < Self.partingSampleSpacing { return next }
+        next.append(PartingSample(odometer: odometer, distance: distance, course: course))
+        let cut = next.firstIndex { odometer - $0.odometer <= partingWindow } ?? next.count
+        // Keep one sample at or beyond the window's start, so a full window can be judged.
+        next.removeFirst(max(0, cut - 1))
+        return next
+    }
+
+    /// True when the samples show two roadways parting: a full window of steady course, the distance from the route
+    /// growing along the window (its least-squares slope over the window's length at least `partingGrowth`: single
+    /// fixes' noise averages out), and the route at the match (`routeBearing`, degrees) bending away from the
+    /// window's mean course by `partingAngle` or more.
+    private func parting(_ samples: [PartingSample], routeBearing: Double?) -> Bool {
+        guard samples.count >= 3, let first = samples.first, let last = samples.last, let routeBearing,
+            last.odometer - first.odometer >= partingWindow,
+            samples.allSatisfy({ Geodesy.angleBetween($0.course, last.course) <= partingCourse })
+        else { return false }
+        // The course averaged over the window (a single fix's Doppler course wanders by a degree or two).
+        let east = samples.reduce(0) { $0 + sin(Geodesy.radians($1.course)) }
+        let north = samples.reduce(0) { $0 + cos(Geodesy.radians($1.course)) }
+        let angle = Geodesy.angleBetween(Geodesy.normalizedDegrees(Geodesy.degrees(atan2(east, north))), routeBearing)
+        guard angle >= partingAngle, angle < headingMismatch else { return false }
+        let n = Double(samples.count)
+        let meanX = samples.reduce(0) { $0 + $1.odometer } / n
+        let meanY = samples.reduce(0) { $0 + $1.distance } / n
+        var covariance = 0.0, variance = 0.0
+        for sample in samples {
+            covariance += (sample.odometer - meanX) * (sample.distance - meanY)
+            variance += (sample.odometer - meanX) * (sample.odometer - meanX)
+        }
+        guard variance > 0 else { return false }
+        return covariance / variance * (last.odometer - first.odometer) >= partingGrowth
     }
 }
