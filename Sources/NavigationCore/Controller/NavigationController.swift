@@ -28,6 +28,8 @@ public struct NavigationController: Sendable {
     /// before the step advances, is not a deviation, and neither is a biased city fix.
     public var offStepDistance: Double = 20
     static let offStepAccuracyMultiplier = 2.5
+    /// When a trip that starts away from its route is approaching it (``RouteApproach``).
+    public var approachRules = RouteApproachRules()
 
     /// Index of the step whose end is the destination: the step before a final zero-length `arrive` step.
     let approachStepIndex: Int
@@ -87,7 +89,113 @@ public struct NavigationController: Sendable {
             spokenWatermark: -1, nextWaypointIndex: min(1, max(0, route.waypoints.count - 1)), progressAnchor: location.coordinate)
         state.nextWaypointIndex = waypointIndexAfterLegsBefore(stepIndex: stepIndex, current: state.nextWaypointIndex)
         state.remainingWaypoints = route.waypoints[state.nextWaypointIndex...]
+        if start <= 0, let approach = beginApproach(location, match: match, stepIndex: stepIndex) {
+            state.approach = approach
+            return .navigating(holding(state, match: match))
+        }
         return .navigating(refresh(state, match: match, isOffRoute: false))
+    }
+
+    // MARK: - Starting away from the route
+
+    /// An approach when the trip's first fix lies away from the route: beyond ``RouteApproachRules/startDistance``
+    /// and 2.5 × its accuracy, and not driving along the route, nor straight at its start from behind it within
+    /// three seconds (a reroute starts where the vehicle will be when the answer comes: it is met on the way).
+    private func beginApproach(_ location: UserLocation, match: RouteMatch, stepIndex: Int) -> RouteApproach? {
+        let distance = match.distanceFromRoute
+        guard distance > max(approachRules.startDistance, Self.offStepAccuracyMultiplier * location.horizontalAccuracy) else { return nil }
+        if isDrivingAlong(location, match: match) { return nil }
+        if match.distanceAlong < 1, let speed = location.speed?.metersPerSecond, speed >= 4, let course = location.course?.degrees,
+            let bearing = forwardBearing(at: match), distance <= 3 * speed,
+            Geodesy.angleBetween(course, bearing) <= approachRules.alongAngle,
+            Geodesy.angleBetween(course, Geodesy.bearing(from: location.coordinate, to: match.coordinate)) <= approachRules.alongAngle
+        {
+            return nil
+        }
+        return RouteApproach(
+            distance: distance, bearing: Geodesy.bearing(from: location.coordinate, to: match.coordinate), target: match.coordinate,
+            roadName: route.steps[stepIndex].roadName, originSnapDistance: route.waypoints.first?.snapDistance, initialDistance: distance,
+            lastDistance: distance, closest: distance)
+    }
+
+    /// True when the vehicle drives along the route near the match: at 4 m/s or more, its course within
+    /// ``RouteApproachRules/alongAngle`` of the route's, within ``RouteApproachRules/alongDistance`` (or 2.5 × its accuracy).
+    private func isDrivingAlong(_ location: UserLocation, match: RouteMatch) -> Bool {
+        guard let speed = location.speed?.metersPerSecond, speed >= 4, let course = location.course?.degrees, let bearing = forwardBearing(at: match)
+        else { return false }
+        return Geodesy.angleBetween(course, bearing) <= approachRules.alongAngle
+            && match.distanceFromRoute <= max(approachRules.alongDistance, Self.offStepAccuracyMultiplier * location.horizontalAccuracy)
+    }
+
+    /// The state while approaching: where the route is, no banner, no prompt, the raw position, no deviation.
+    private func holding(_ state: NavigatingState, match: RouteMatch) -> NavigatingState {
+        var held = refresh(state, match: match, isOffRoute: true)
+        held.deviation = .approaching(distance: match.distanceFromRoute)
+        return held
+    }
+
+    /// The next state while approaching the route: joined (normal guidance from the matched step, its prompts due
+    /// now), heading elsewhere (off the route: a reroute starts the route where the vehicle is), or still on the way.
+    private func approached(_ previous: NavigatingState, approach: RouteApproach, location: UserLocation, afterJump: Bool) -> NavigatingState {
+        var next = previous
+        var approach = approach
+        next.predicted = false
+        let travelled = Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
+        let isStationary = isStationary(location, after: previous)
+        next.stoppedBySpeed = location.speed.map { $0.metersPerSecond < standstillSpeed } ?? false
+        // From the route's start, as far as the vehicle may join it (its first road may be out of reach).
+        let match = matcher.match(
+            location, index: index, progress: 0, segmentHint: 0, lookAhead: matcher.maximumLookAhead, currentStep: previous.stepIndex)
+        if !isStationary {
+            next.progressAnchor = location.coordinate
+            if !afterJump {
+                next.summary.distanceTravelled += travelled
+                // Driven by Doppler speed where the receiver gives it: at a lot's walking pace, position noise
+                // would add as much again as the car moved.
+                let elapsed = max(0, location.timestamp.timeIntervalSince(previous.rawLocation.timestamp))
+                approach.driven += location.speed.map { $0.metersPerSecond * elapsed } ?? travelled
+            }
+        }
+        next.summary.endedAt = location.timestamp
+        next.rawLocation = location
+        let distance = match.distanceFromRoute
+        approach.alongFixes = isDrivingAlong(location, match: match) ? approach.alongFixes + 1 : 0
+
+        if distance <= max(approachRules.joinDistance, location.horizontalAccuracy) || approach.alongFixes >= approachRules.alongFixes {
+            next.approach = nil
+            next.deviationEvidence = DeviationEvidence()
+            next.distanceAlong = max(previous.distanceAlong, match.distanceAlong)
+            next.segment = match.segment
+            let matchedStep = min(index.segmentStep.isEmpty ? 0 : index.segmentStep[match.segment], approachStepIndex)
+            while next.stepIndex < matchedStep { next = advanced(next) }
+            return refresh(next, match: match, isOffRoute: false)
+        }
+
+        // Away from the route: the distance, averaged over this fix and the one before (one fix's error halves),
+        // is `awayGrowth` beyond the closest such average of the approach. Only moving fixes count: a parked car's
+        // jitter is no direction.
+        var drivingAway = false
+        if !isStationary, location.horizontalAccuracy <= maximumAccuracyForProgress {
+            let smoothed = (distance + approach.lastDistance) / 2
+            approach.closest = min(approach.closest, smoothed)
+            drivingAway = smoothed >= approach.closest + approachRules.awayGrowth
+            approach.lastDistance = distance
+        }
+        let wandering = approach.driven >= approachRules.wanderDistance && distance > approach.initialDistance - approachRules.noCloser
+        if drivingAway || wandering {
+            next.approach = nil
+            next.deviationEvidence = DeviationEvidence()
+            if case .none = config.deviationTracking { return refresh(next, match: match, isOffRoute: false) }
+            next.deviationEvidence.isOffRoute = true
+            return refresh(next, match: match, isOffRoute: true)
+        }
+
+        approach.distance = distance
+        approach.bearing = Geodesy.bearing(from: location.coordinate, to: match.coordinate)
+        approach.target = match.coordinate
+        approach.roadName = route.steps[index.segmentStep.isEmpty ? 0 : index.segmentStep[match.segment]].roadName
+        next.approach = approach
+        return holding(next, match: match)
     }
 
     // MARK: - Updating
@@ -97,6 +205,9 @@ public struct NavigationController: Sendable {
     /// so it adds nothing to the distance travelled.
     public func update(_ state: TripState, with location: UserLocation, afterJump: Bool = false) -> TripState {
         guard case .navigating(let previous) = state else { return state }
+        if let approach = previous.approach {
+            return .navigating(approached(previous, approach: approach, location: location, afterJump: afterJump))
+        }
         var next = previous
         next.predicted = false
         let elapsed = max(0, location.timestamp.timeIntervalSince(previous.rawLocation.timestamp))

@@ -11,6 +11,9 @@ public enum RouteDeviation: Hashable, Sendable {
     case offStep(distance: Double)
     /// Off the route. `distance`: metres from the route.
     case offRoute(distance: Double)
+    /// Not on the route yet: the trip started away from it and the vehicle stands or heads there
+    /// (``NavigatingState/approach``). `distance`: metres from the route.
+    case approaching(distance: Double)
 
     public var isOffRoute: Bool {
         if case .offRoute = self { return true }

@@ -84,7 +84,7 @@ public struct TripReplay: Sendable {
         }
         for fix in fixes {
             if case .complete = state { break }
-            if let real = state.navigating, !real.deviation.isOffRoute {
+            if let real = state.navigating, real.isOnRoute {
                 let speed = DeadReckoning.trustworthySpeed(real.rawLocation)
                 if speed > 0 {
                     for time in deadReckoning.predictionTimes(after: real.rawLocation.timestamp, before: fix.timestamp) where time > predictedUntil {

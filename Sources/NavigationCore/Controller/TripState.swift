@@ -72,6 +72,18 @@ public struct NavigatingState: Sendable {
     public var summary: TripSummary
     /// True when this state was predicted along the route during a GNSS outage rather than made from a fix.
     public var predicted = false
+    /// Set while the trip starts away from its route and the vehicle has not joined it yet: where the route is.
+    /// Banners and prompts are held back meanwhile, and there is no deviation (``RouteDeviation/approaching``).
+    public var approach: RouteApproach?
+
+    /// True when progress may be predicted along the route from this state through an outage: the vehicle is on
+    /// the route (not off it, not still approaching it).
+    public var isOnRoute: Bool {
+        switch deviation {
+        case .none, .offStep: true
+        case .offRoute, .approaching: false
+        }
+    }
 
     // Memory between fixes.
     /// Metres along the route of the snapped position; never decreases.

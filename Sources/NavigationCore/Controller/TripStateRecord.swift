@@ -20,6 +20,19 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
         public var distance: Double
     }
 
+    /// Where the route is while the trip starts away from it (see ``RouteApproach``).
+    public struct Approach: Hashable, Sendable, Codable {
+        /// Metres from the vehicle to the route.
+        public var distance: Double
+        /// Degrees clockwise from north, from the vehicle to the route.
+        public var bearing: Double
+        public var lat: Double
+        public var lon: Double
+        public var roadName: String?
+        /// Metres the engine moved the origin onto its road, when it said.
+        public var originSnapDistance: Double?
+    }
+
     public struct SpeedLimit: Hashable, Sendable, Codable {
         public var value: Double
         public var unit: String
@@ -46,6 +59,8 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     public var distanceTravelled: Double?
     /// Present (true) only when the state was predicted along the route during a GNSS outage.
     public var predicted: Bool?
+    /// Present only while the trip starts away from its route (deviation kind `approaching`).
+    public var approach: Approach?
 
     public init(_ tripState: TripState, time: Date) {
         self.time = ISO8601Timestamp.format(time)
@@ -72,6 +87,13 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
             case .none: deviation = Deviation(kind: "none", distance: 0)
             case .offStep(let d): deviation = Deviation(kind: "off_step", distance: Self.rounded(d))
             case .offRoute(let d): deviation = Deviation(kind: "off_route", distance: Self.rounded(d))
+            case .approaching(let d): deviation = Deviation(kind: "approaching", distance: Self.rounded(d))
+            }
+            approach = s.approach.map {
+                Approach(
+                    distance: Self.rounded($0.distance), bearing: ($0.bearing * 10).rounded() / 10,
+                    lat: ($0.target.latitude * 1e7).rounded() / 1e7, lon: ($0.target.longitude * 1e7).rounded() / 1e7,
+                    roadName: $0.roadName, originSnapDistance: $0.originSnapDistance.map(Self.rounded))
             }
             roadName = s.roadName
             visualInstruction = s.visualInstruction

@@ -12,6 +12,10 @@ public struct Waypoint: Hashable, Sendable, Codable {
     /// Engine-specific properties merged into this location's entry of the request (for Valhalla, for
     /// example, `heading`, `radius`, `preferred_side`; see ``ValhallaWaypointProperties`` in RouteAdapters).
     public var properties: [String: JSONValue]
+    /// In a route: metres the engine moved this waypoint from where it was asked for to the road it routes on
+    /// (OSRM-format `waypoints[].distance`), when the engine said. A large one at the origin means the trip starts
+    /// off the road network (a parking lot, a yard).
+    public var snapDistance: Double?
 
     public init(coordinate: GeographicCoordinate, kind: Kind = .break, properties: [String: JSONValue] = [:]) {
         self.coordinate = coordinate
@@ -19,7 +23,7 @@ public struct Waypoint: Hashable, Sendable, Codable {
         self.properties = properties
     }
 
-    private enum CodingKeys: String, CodingKey { case lat, lon, kind, properties }
+    private enum CodingKeys: String, CodingKey { case lat, lon, kind, properties, snapDistance }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -27,6 +31,12 @@ public struct Waypoint: Hashable, Sendable, Codable {
             latitude: try c.decode(Double.self, forKey: .lat), longitude: try c.decode(Double.self, forKey: .lon))
         kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? .break
         properties = try c.decodeIfPresent([String: JSONValue].self, forKey: .properties) ?? [:]
+        if let snap = try c.decodeIfPresent(Double.self, forKey: .snapDistance) {
+            guard let checked = CheckedNumber.measure(snap, in: PhysicalRange.routeDistance) else {
+                throw DecodingError.dataCorruptedError(forKey: .snapDistance, in: c, debugDescription: "\(snap) m is outside \(PhysicalRange.routeDistance)")
+            }
+            snapDistance = checked
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -35,5 +45,6 @@ public struct Waypoint: Hashable, Sendable, Codable {
         try c.encode(coordinate.longitude, forKey: .lon)
         try c.encode(kind, forKey: .kind)
         if !properties.isEmpty { try c.encode(properties, forKey: .properties) }
+        try c.encodeIfPresent(snapDistance, forKey: .snapDistance)
     }
 }

@@ -65,7 +65,7 @@ extension TripCoordinator {
     /// seconds without a fix until `gnss.dead_reckoning` seconds.
     mutating func predictThroughOutage(now: Date) {
         guard settings.deadReckoning > 0, !sourceFinished, let current = trip, current.resumeFrom == nil, let real = current.state.navigating,
-            !real.deviation.isOffRoute, let fix = lastFix, let fixAt = lastFixAt
+            real.isOnRoute, let fix = lastFix, let fixAt = lastFixAt
         else { return }
         let gap = now.timeIntervalSince(fixAt)
         guard gap >= DeadReckoning().delay, gap <= settings.deadReckoning else { return }

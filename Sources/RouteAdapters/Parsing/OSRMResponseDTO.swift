@@ -146,10 +146,13 @@ struct OSRMResponseDTO {
 struct OSRMWaypointDTO {
     var location: [Double]?
     var name: String?
+    /// Metres between the location asked for and `location`, where the engine snapped it to the road.
+    var distance: Double?
 
     init(_ f: JSONFields) throws(RouteParseError) {
         location = try f.doubles("location")
         name = try f.string("name")
+        distance = try f.double("distance", in: PhysicalRange.routeDistance)
     }
 }
 

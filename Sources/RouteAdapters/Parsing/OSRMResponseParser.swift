@@ -37,7 +37,9 @@ public struct OSRMResponseParser: RouteResponseParser {
             guard coordinate.isValid else {
                 throw RouteParseError.typeMismatch(path: "waypoints[\(index)].location", expected: "[lon, lat] on the globe, not \(location)")
             }
-            waypoints.append(Waypoint(coordinate: coordinate, kind: .break))
+            var waypoint = Waypoint(coordinate: coordinate, kind: .break)
+            waypoint.snapDistance = dto.distance
+            waypoints.append(waypoint)
         }
         return try routeDTOs.enumerated().map { index, dto in
             try buildRoute(dto, path: "\(response.routes != nil ? "routes" : "matchings")[\(index)]", waypoints: waypoints)
