@@ -143,9 +143,11 @@ public struct NavigationController: Sendable {
         let travelled = Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
         let isStationary = isStationary(location, after: previous)
         next.stoppedBySpeed = location.speed.map { $0.metersPerSecond < standstillSpeed } ?? false
-        // From the route's start, as far as the vehicle may join it (its first road may be out of reach).
+        // The route's first road, from its start (and a little beyond, where it may be joined at its next corner):
+        // a later part of the route that passes near the lot is not where this trip starts.
         let match = matcher.match(
-            location, index: index, progress: 0, segmentHint: 0, lookAhead: matcher.maximumLookAhead, currentStep: previous.stepIndex)
+            location, index: index, progress: 0, segmentHint: 0,
+            lookAhead: index.stepEnd[previous.stepIndex] + matcher.minimumLookAhead, currentStep: previous.stepIndex)
         if !isStationary {
             next.progressAnchor = location.coordinate
             if !afterJump {
