@@ -28,13 +28,18 @@ import Testing
         drive.enumerated().filter { $0.offset != 20 && $0.offset != 26 }.map(\.element)
     }
 
-    @Test func aRerouteContinuesTheTripsClockAndDistance() throws {
+    /// A trip that drove 20 fixes on the route, 6 fixes 120 m off it and 6 back on, and got a reroute (applied).
+    static func rerouted() throws -> (harness: CoordinatorHarness, on: [UserLocation], off: [UserLocation]) {
         var (harness, route, on, session) = try TripCoordinatorTests.offRouteWithRerouteInFlight(accept: .always)
-        let off = CoordinatorHarness.fixes(along: route, offset: 120)
         _ = harness.feed(on[26..<32])
         let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
         harness.coordinator.calculationFinished(
             session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1, startingAside: 30)]), attempts: 1, now: harness.now)
+        return (harness, on, CoordinatorHarness.fixes(along: route, offset: 120))
+    }
+
+    @Test func aRerouteContinuesTheTripsClockAndDistance() throws {
+        var (harness, on, off) = try Self.rerouted()
         #expect(harness.take().events(.route).first?["reason"] == "reroute")
         let (arrived, rest) = Self.driveToArrival(&harness, on[32...])
         let arrival = try #require(arrived, "the trip did not arrive")
@@ -52,12 +57,7 @@ import Testing
     }
 
     @Test func aRestartContinuesTheTripsClockDistanceAndReroutes() throws {
-        var (harness, route, on, session) = try TripCoordinatorTests.offRouteWithRerouteInFlight(accept: .always)
-        let off = CoordinatorHarness.fixes(along: route, offset: 120)
-        _ = harness.feed(on[26..<32])
-        let stepNow = try #require(harness.effects.events(.tripState).last?["stepIndex"]?.doubleValue)
-        harness.coordinator.calculationFinished(
-            session: session, result: .success([route.remainder(fromStep: Int(stepNow) + 1, startingAside: 30)]), attempts: 1, now: harness.now)
+        var (harness, on, off) = try Self.rerouted()
         _ = harness.feed(on[32..<40])
         let saved = try #require(harness.coordinator.checkpoint(now: harness.now))
         #expect(saved.reroutes == 1)

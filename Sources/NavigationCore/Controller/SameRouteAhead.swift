@@ -38,7 +38,7 @@ public struct SameRouteAhead: Sendable {
         var cursor = current.segment(atDistance: along)
         for index in 0..<candidate.segmentCount {
             let length = candidate.cumulativeDistance[index + 1] - candidate.cumulativeDistance[index]
-            let pieces = max(1, Int(min(10_000, (length / spacing).rounded(.up))))
+            let pieces = CheckedNumber.clampedWhole(length / spacing, rounding: .up, in: 1...10_000)
             for piece in 0...pieces where index == 0 || piece > 0 {
                 let fraction = Double(piece) / Double(pieces)
                 let candidateAlong = candidate.cumulativeDistance[index] + fraction * length
