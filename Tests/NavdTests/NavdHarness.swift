@@ -138,6 +138,11 @@ extension NavdInstance {
     /// navd reading a serial receiver at `device` (a socat pty) and routing with Valhalla at `valhalla`;
     /// `extra`: more TOML (e.g. a [reroute] table).
     static func serial(device: String, valhalla: String, extraRouting: String = "", extra: String = "", journal: String? = nil) throws -> NavdInstance {
+        try serial(device: device, engine: "valhalla", url: valhalla, extraRouting: extraRouting, extra: extra, journal: journal)
+    }
+
+    /// navd reading a serial receiver at `device` and routing with `engine` (`valhalla`, `osrm`) at `url`.
+    static func serial(device: String, engine: String, url: String, extraRouting: String = "", extra: String = "", journal: String? = nil) throws -> NavdInstance {
         try NavdInstance(
             sections: """
                 [gnss]
@@ -145,8 +150,8 @@ extension NavdInstance {
                 serial = "\(device)"
                 baud = 9600
                 [routing]
-                engine = "valhalla"
-                url = "\(valhalla)"
+                engine = "\(engine)"
+                url = "\(url)"
                 \(extraRouting)
                 \(extra)
                 """, journal: journal)

@@ -44,6 +44,24 @@ import TestSupport
         }
     }
 
+    /// City error in the lot: an 18-20 m bias along the road with a receiver that says so (68% radius about 20 m,
+    /// so 2.5 × it is beyond the lot's 45 m, and a moving car that far out could be on the road). Standing, the car
+    /// still approaches and hears nothing.
+    @Test(arguments: Array(UInt64(1)...5))
+    func standingInTheLotUnderCityErrorIsStillAnApproach(seed: UInt64) throws {
+        var random = SeededRandomNumberGenerator(seed: seed * 7919)
+        let error = FieldTrack.ErrorModel(bias: 18 + 2 * random.nextUniform(), biasBearing: 110, sigma: 4)
+        let parked = FieldTrack(speed: 5, error: error, seed: seed, stops: [.init(distance: 0, seconds: 60)])
+            .fixes(along: [Self.lot, Geodesy.destination(from: Self.lot, distance: 1, bearing: 0)]).prefix(60)
+        #expect(2.5 * parked[0].horizontalAccuracy > 45, "the receiver's accuracy does not make the case")
+        let states = try Self.run(Array(parked))
+        for (i, state) in states.enumerated() {
+            let s = try #require(state.navigating, "fix \(i)")
+            #expect(s.approach != nil, "fix \(i): a car standing 45 m from the road is taken to be on it")
+            #expect(s.visualInstruction == nil && s.spokenInstruction == nil, "fix \(i): an instruction for a road the car cannot reach")
+        }
+    }
+
     @Test(arguments: Array(UInt64(1)...5))
     func drivingToTheRouteJoinsItAndTheFirstPromptComesThen(seed: UInt64) throws {
         let entry = Geodesy.destination(from: TestRoutes.origin, distance: 60, bearing: 270)

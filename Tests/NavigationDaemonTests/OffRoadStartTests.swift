@@ -20,12 +20,18 @@ import TestSupport
         return Array(track.fixes(along: [point, Geodesy.destination(from: point, distance: 1, bearing: 0)]).prefix(seconds))
     }
 
-    @Test func standingInTheLotNeitherReroutesNorInstructs() throws {
-        let (route, lot, _) = try Self.setting()
+    /// A trip navigated from the lot on the first of `seconds` parked fixes: the harness and the fixes.
+    static func parkedTrip(seconds: Int, seed: UInt64) throws -> (harness: CoordinatorHarness, fixes: [UserLocation]) {
+        let (route, lot, _) = try setting()
         var harness = CoordinatorHarness()
-        let fixes = Self.parked(at: lot, seconds: 90, seed: 3)
+        let fixes = parked(at: lot, seconds: seconds, seed: seed)
         _ = harness.feed(fixes[0])
         _ = try harness.navigate(answering: route)
+        return (harness, fixes)
+    }
+
+    @Test func standingInTheLotNeitherReroutesNorInstructs() throws {
+        var (harness, fixes) = try Self.parkedTrip(seconds: 90, seed: 3)
         let effects = harness.feed(fixes.dropFirst())
         #expect(effects.startedSessions.isEmpty, "a reroute while the car stands")
         #expect(harness.effects.events(.instruction).isEmpty, "an instruction for a road the car cannot reach")
@@ -37,6 +43,22 @@ import TestSupport
             let distance = try #require(state["approach"]?["distance"]?.doubleValue)
             #expect(distance > 30 && distance < 60)
         }
+    }
+
+    /// navd restarts (the journal as the next process reads it) while the car still stands in the lot: the resumed
+    /// trip approaches as before, with no reroute and no instruction.
+    @Test func aRestartWhileStandingInTheLotStillApproaches() throws {
+        var (harness, fixes) = try Self.parkedTrip(seconds: 60, seed: 4)
+        _ = harness.feed(fixes[1..<30])
+        let saved = try #require(harness.coordinator.checkpoint(now: harness.now))
+        var restarted = CoordinatorHarness(resume: try TripJournal.record(from: try TripJournal.data(of: saved)))
+        restarted.now = harness.now
+        let effects = restarted.feed(fixes[30...])
+        #expect(effects.startedSessions.isEmpty, "a reroute after the restart while the car stands")
+        #expect(restarted.effects.events(.instruction).isEmpty, "an instruction after the restart for a road the car cannot reach")
+        let states = restarted.effects.events(.tripState).filter { $0["state"] == "navigating" }
+        #expect(states.count == 30)
+        #expect(states.allSatisfy { $0["deviation"]?["kind"] == "approaching" && $0["approach"]?["roadName"] != nil })
     }
 
     @Test(arguments: [UInt64(1), 2, 3])

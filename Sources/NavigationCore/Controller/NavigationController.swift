@@ -99,11 +99,15 @@ public struct NavigationController: Sendable {
     // MARK: - Starting away from the route
 
     /// An approach when the trip's first fix lies away from the route: beyond ``RouteApproachRules/startDistance``
-    /// and 2.5 × its accuracy, and not driving along the route, nor straight at its start from behind it within
-    /// three seconds (a reroute starts where the vehicle will be when the answer comes: it is met on the way).
+    /// and, unless the vehicle stands, 2.5 × its accuracy; and not driving along the route, nor straight at its start
+    /// from behind it within three seconds (a reroute starts where the vehicle will be when the answer comes: it is
+    /// met on the way). A standing vehicle needs no accuracy margin: holding the first prompt until it moves along
+    /// the road costs nothing, announcing a road it cannot reach misguides (city error in a lot is 20 m and more).
     private func beginApproach(_ location: UserLocation, match: RouteMatch, stepIndex: Int) -> RouteApproach? {
         let distance = match.distanceFromRoute
-        guard distance > max(approachRules.startDistance, Self.offStepAccuracyMultiplier * location.horizontalAccuracy) else { return nil }
+        let stands = (location.speed?.metersPerSecond).map { $0 < standstillSpeed } ?? false
+        let margin = stands ? 0 : Self.offStepAccuracyMultiplier * location.horizontalAccuracy
+        guard distance > max(approachRules.startDistance, margin) else { return nil }
         if isDrivingAlong(location, match: match) { return nil }
         if match.distanceAlong < 1, let speed = location.speed?.metersPerSecond, speed >= 4, let course = location.course?.degrees,
             let bearing = forwardBearing(at: match), distance <= 3 * speed,
