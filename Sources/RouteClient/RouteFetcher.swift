@@ -24,7 +24,7 @@ public struct RouteFetcher: Sendable {
         switch source {
         case .custom(let provider):
             do {
-                return try await provider.routes(for: query)
+                return query.withOriginSnapDistance(try await provider.routes(for: query))
             } catch let error as RouteFetchError {
                 throw error
             } catch is CancellationError {
@@ -39,7 +39,7 @@ public struct RouteFetcher: Sendable {
             } catch {
                 throw RouteFetchError(server: "routing server", kind: .invalidRequest, detail: "\(error)")
             }
-            return try await executor.fetchRoutes(request, parser: adapter.responseParser)
+            return query.withOriginSnapDistance(try await executor.fetchRoutes(request, parser: adapter.responseParser))
         }
     }
 }

@@ -212,7 +212,11 @@ struct TestNetworkDriveTests {
             wrong.isEmpty,
             "\(wrong.count) of \(standingStates.count) states while standing are not 'approaching' Päätie about \(network.lotDistanceToRoad) m away (± \(Int(slack)) m); the first: \(wrong.first.map { "\($0["deviation"] ?? .null) \($0["approach"] ?? .null)" } ?? "")"
         )
-        #expect(run.messages[standingStates[0]]["approach"]?["roadName"]?.stringValue == "Päätie")
+        let approach = run.messages[standingStates[0]]["approach"]
+        #expect(approach?["roadName"]?.stringValue == "Päätie")
+        // The engine's own word on how far it moved the origin to Päätie.
+        let snap = approach?["originSnapDistance"]?.doubleValue ?? -1
+        #expect(abs(snap - network.lotDistanceToRoad) <= slack, "the engine moved the origin \(snap) m")
         let calculationsWhileStanding = run.events("route_calculation").filter { $0.message["purpose"]?.stringValue == "reroute" && carIsStanding($0.index) }
         #expect(calculationsWhileStanding.isEmpty, "a reroute while the car stood: \(context)")
         #expect(!run.events("deviation").contains { carIsStanding($0.index) && $0.message["offRoute"]?.boolValue == true }, "off the route while standing: \(context)")

@@ -19,6 +19,21 @@ public struct RouteQuery: Hashable, Sendable {
     }
 }
 
+extension RouteQuery {
+    /// `routes` with their origin's ``Waypoint/snapDistance`` where the engine did not give it: metres from the
+    /// fix to where the route starts. OSRM says how far it moved the origin (`waypoints[].distance`); GraphHopper and
+    /// Valhalla give only the snapped point, which is where the route's geometry begins. A route without waypoints
+    /// or geometry is left as it is.
+    public func withOriginSnapDistance(_ routes: [Route]) -> [Route] {
+        routes.map { route in
+            guard route.waypoints.first?.snapDistance == nil, let start = route.geometry.first, !route.waypoints.isEmpty else { return route }
+            var route = route
+            route.waypoints[0].snapDistance = Geodesy.distance(origin.coordinate, start)
+            return route
+        }
+    }
+}
+
 /// One point of a trace to snap to the road network.
 public struct TracePoint: Hashable, Sendable, Codable {
     public var coordinate: GeographicCoordinate
