@@ -144,7 +144,7 @@ let package = Package(
         // Runs the real navctl binary (depending on it makes `swift test` build it).
         .testTarget(
             name: "NavctlTests",
-            dependencies: ["navctl", "NavigationCore", "TestSupport"]
+            dependencies: ["navctl", "NavctlCommands", "NavigationCore", "NavigationProtocol", "TestSupport"]
         ),
         .testTarget(
             name: "RouteClientTests",

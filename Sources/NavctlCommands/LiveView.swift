@@ -100,6 +100,12 @@ struct LiveView {
         let navigating = state?.state == "navigating"
         if let arrived {
             lines += ["", "  ⚑  \(arrived)", ""]
+        } else if navigating, let state, let approach = state.approach {
+            // A trip that starts off the road network: where the route is, not a maneuver for a road out of reach.
+            let road = approach.roadName.map { "head to \($0)" } ?? "head to the route"
+            lines.append("  ⇢  \(road)")
+            lines.append("     \(HumanReadable.distance(approach.distance)) \(Self.compassPoint(approach.bearing))")
+            lines.append("     the route starts where the car can join it")
         } else if navigating, let state {
             let primary = state.visualInstruction?.primary
             let arrow = Self.arrow(type: primary?.maneuverType?.name, modifier: primary?.maneuverModifier?.name)
@@ -128,7 +134,11 @@ struct LiveView {
             lines += ["", "", ""]
         }
         lines.append(rule)
-        lines.append("  reroutes \(reroutes)" + (offRoute.map { " · \($0)" } ?? "") + (calculation.map { " · \($0)" } ?? ""))
+        var deviation = offRoute
+        if deviation == nil, navigating, arrived == nil, let state, state.deviation?.kind == "leaving" {
+            deviation = "leaving the route? \(CheckedNumber.clampedWhole(state.deviation?.distance ?? 0, rounding: .towardZero)) m from it"
+        }
+        lines.append("  reroutes \(reroutes)" + (deviation.map { " · \($0)" } ?? "") + (calculation.map { " · \($0)" } ?? ""))
         lines.append("  recent:")
         lines += recent.map { "   \($0)" }
         return lines.map { Self.fit($0, width: width) }
@@ -155,6 +165,13 @@ struct LiveView {
         guard let t = text.firstIndex(of: "T") else { return text }
         let time = text[text.index(after: t)...]
         return seconds ? String(time.prefix(8)) : String(time.prefix(5)) + " UTC"
+    }
+
+    /// "north-east" for 45°: the eight points of the compass, for a bearing in degrees.
+    static func compassPoint(_ bearing: Double) -> String {
+        let points = ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west"]
+        let sector = CheckedNumber.clampedWhole((bearing.isFinite ? bearing : 0) / 45, in: -1_000...1_000)
+        return points[((sector % 8) + 8) % 8]
     }
 
     /// An arrow for a maneuver (OSRM's types and modifiers).

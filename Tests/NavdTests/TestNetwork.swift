@@ -158,7 +158,18 @@ struct NetworkDriveRun {
 
     var reroutes: [JSONValue] { events("route").map(\.message).filter { $0["reason"]?.stringValue == "reroute" } }
     var arrived: Bool { messages.contains { $0.type == "arrived" } }
-    var offRouteCount: Int { messages.filter { $0.type == "deviation" && $0["offRoute"]?.boolValue == true }.count }
+    /// Times the vehicle was reported leaving the route: `deviation` events with `offRoute: true` after none or after
+    /// one back on the route. navd sends one more while off the route whenever what the policy does about it
+    /// changes (`requested`, then `in_flight` when a fix comes before the engine's answer): the same departure.
+    var offRouteCount: Int {
+        var count = 0, off = false
+        for message in messages where message.type == "deviation" {
+            let isOff = message["offRoute"]?.boolValue == true
+            if isOff && !off { count += 1 }
+            off = isOff
+        }
+        return count
+    }
 
     /// Banners (visual instructions) of each route in the order sent: (route id, step index, text).
     var banners: [(routeId: String, step: Int, text: String, index: Int)] {

@@ -113,19 +113,20 @@ struct TestNetworkDriveTests {
             let latest = 2.5 * error.honestAccuracy + error.bias + 2 * error.sigma + 3 * Self.motorwaySpeed * sin(Geodesy.radians(parting.angle))
             #expect(separation <= latest, "off the route only with the roadways \(Int(separation)) m apart (bound \(Int(latest)) m): \(context)")
         }
-        // Before navd said so, the snapped position stayed near the fix: never shown on a ramp far from the car.
-        let onRouteStates = run.messages[..<offRoute.index].filter { $0.type == "trip_state" && $0["state"]?.stringValue == "navigating" }
-        let snapOffsets = onRouteStates.compactMap { state -> Double? in
+        // Before navd said so, the car was never shown on a ramp far from it: beyond the threshold in force the state
+        // is `leaving`, with the fix as the snapped position; on the route, the snapped position stays within the
+        // parting distance (25 m) and the fix's noise (3σ) of it under open sky, the error's bound under city error.
+        let navigatingStates = run.messages[..<offRoute.index].filter { $0.type == "trip_state" && $0["state"]?.stringValue == "navigating" }
+        func snapOffset(_ state: JSONValue) -> Double? {
             guard let raw = Self.coordinate(state["rawLocation"]), let snapped = Self.coordinate(state["snappedLocation"]) else { return nil }
             return Geodesy.distance(raw, snapped)
         }
-        let largestSnap = snapOffsets.max() ?? 0
-        // Open sky: the roadways 30 m apart, three fixes of driving more, and the fix's own noise (3σ).
-        let snapBound =
-            drive.sky == .open
-            ? 30 + Self.threeFixes * sin(Geodesy.radians(parting.angle)) + 3 * error.sigma
-            : 2.5 * error.honestAccuracy + error.bias + 2 * error.sigma
+        let leavingStates = navigatingStates.filter { $0["deviation"]?["kind"]?.stringValue == "leaving" }
+        let largestSnap = navigatingStates.filter { $0["deviation"]?["kind"]?.stringValue != "leaving" }.compactMap(snapOffset).max() ?? 0
+        let snapBound = drive.sky == .open ? 25 + 3 * error.sigma : 2.5 * error.honestAccuracy + error.bias + 2 * error.sigma
         #expect(largestSnap <= snapBound, "a snapped position \(Int(largestSnap)) m from its fix before off-route (bound \(Int(snapBound)) m): \(context)")
+        #expect(!leavingStates.isEmpty, "off the route without a leaving state before it: \(context)")
+        #expect(leavingStates.allSatisfy { (snapOffset($0) ?? 1) < 0.01 }, "leaving, yet shown on the route: \(context)")
         // What the client saw, in order: the first route's instructions, the deviation, one reroute, arrival.
         expectDriveEventOrder(run.lines, sourceLabel: drive.testDescription)
         #expect(run.reroutes.count == 1, "\(run.reroutes.count) reroutes: \(context)")
@@ -140,7 +141,7 @@ struct TestNetworkDriveTests {
         let bannerAt = exitBanner.flatMap { run.sampleAt[$0.index] }.map { run.samples[$0].distance }
         #expect(bannerAt.map { $0 < goreAlong } == true, "no banner for the exit before the gore (sent at \(bannerAt.map { Int($0) } ?? -1) m of \(Int(goreAlong)) m): \(context)")
         print(
-            "test network: \(drive.testDescription): off-route with the roadways \(Int(separation)) m apart, \(Int(afterThirty)) m of driving after 30 m; snapped at most \(Int(largestSnap)) m from the fix before; \(run.reroutes.count) reroute"
+            "test network: \(drive.testDescription): off-route with the roadways \(Int(separation)) m apart, \(Int(afterThirty)) m of driving after 30 m; snapped at most \(Int(largestSnap)) m from the fix before, \(leavingStates.count) leaving states; \(run.reroutes.count) reroute"
         )
     }
 

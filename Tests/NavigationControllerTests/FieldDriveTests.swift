@@ -31,6 +31,7 @@ struct FieldDriveTests {
         var isComplete: Bool { drive.isComplete }
         var offRoute: Int { navigating.filter { $0.deviation.isOffRoute }.count }
         var offStep: Int { navigating.filter { if case .offStep = $0.deviation { true } else { false } }.count }
+        var leaving: Int { navigating.filter { if case .leaving = $0.deviation { true } else { false } }.count }
         var rejected: [FixRejection] { outputs.compactMap { if case .rejected(_, let r) = $0 { r } else { nil } } }
         var distanceTravelled: Double? {
             if case .complete(let c)? = drive.states.last { return c.summary.distanceTravelled }
@@ -269,6 +270,45 @@ struct FieldDriveTests {
             #expect(pastGore <= x30 + 3 * 27.8, "seed \(seed): off-route \(Int(pastGore)) m past the gore, \(Int(pastGore - x30)) m after 30 m apart")
         }
         print("field drives: missed exit at \(angle)°, \(Int(rate)) Hz: off-route \(Self.summary(after)) of driving after the roadways are 30 m apart (at \(Int(x30)) m)")
+    }
+
+    /// Until navd calls the missed exit off the route, the car is never shown on the ramp far from it: a fix beyond the
+    /// threshold in force makes the state `leaving`, with the fix as the snapped position, progress held and no new
+    /// prompt; on every other state the snapped position is within the parting distance (25 m) and the fix's noise
+    /// (3σ) of the fix. The peer showed the car on the ramp 30, 50, then 65 m from it.
+    @Test(arguments: [(3.0, 1.0), (4.5, 1.0), (10.0, 1.0), (3.0, 10.0), (6.0, 10.0)])
+    func aMissedExitIsNeverShownOnTheRamp(angle: Double, rate: Double) throws {
+        let (route, gore) = Self.motorwayExit(angle: angle)
+        let index = RouteIndex(route: route)
+        var largest: [Double] = [], leavingStates: [Double] = []
+        for seed in Self.seeds {
+            let track = [TestRoutes.origin, Geodesy.destination(from: gore, distance: 1200, bearing: 0)]
+            let run = try Run(route, FieldTrack(speed: 27.8, rate: rate, error: .openSky, seed: seed).fixes(along: track))
+            let first = try #require(run.real.firstIndex { $0.deviation.isOffRoute }, "seed \(seed): never off the route")
+            var onRouteOffsets: [Double] = []
+            var leaving = 0
+            for state in run.real[..<first] {
+                let offset = Geodesy.distance(state.rawLocation.coordinate, state.snappedLocation.coordinate)
+                if case .leaving(let distance) = state.deviation {
+                    leaving += 1
+                    #expect(offset < 0.01, "seed \(seed): leaving, yet snapped \(offset) m from the fix")
+                    #expect(state.spokenInstruction == nil, "seed \(seed): a prompt while leaving")
+                    #expect(distance > 20, "seed \(seed): leaving only \(distance) m from the route")
+                } else {
+                    onRouteOffsets.append(offset)
+                }
+            }
+            #expect(leaving >= 1, "seed \(seed): off the route without a leaving state before it")
+            let offset = onRouteOffsets.max() ?? 0
+            largest.append(offset)
+            #expect(offset <= 25 + 3 * 3, "seed \(seed): shown on the route \(Int(offset)) m from the fix before off-route")
+            // Progress held: when off-route is decided, the snapped position has not run down the ramp.
+            let offState = run.real[first]
+            let pastGore = index.totalDistance - offState.progress.distanceRemaining - 800
+            #expect(pastGore <= Geodesy.distance(gore, offState.rawLocation.coordinate) + 3 * 3, "seed \(seed): progress \(Int(pastGore)) m down the ramp")
+            leavingStates.append(Double(leaving))
+        }
+        print("field drives: missed exit at \(angle)°, \(Int(rate)) Hz: largest offset shown on the route \(Self.summary(largest)); leaving states before off-route \(leavingStates.min().map { Int($0) } ?? 0) to \(leavingStates.max().map { Int($0) } ?? 0)")
     }
 
     /// The car takes the ramp: never off the route, and it arrives.

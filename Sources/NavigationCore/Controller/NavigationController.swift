@@ -233,6 +233,7 @@ public struct NavigationController: Sendable {
         let nearestManeuver = min(
             abs(previous.distanceAlong - index.stepStart[previous.stepIndex]), abs(index.stepEnd[previous.stepIndex] - previous.distanceAlong))
         let isOffRoute: Bool
+        var isLeaving = false
         switch config.deviationTracking {
         case .none:
             isOffRoute = false
@@ -243,6 +244,7 @@ public struct NavigationController: Sendable {
                     location: location, distanceFromRoute: match.distanceFromRoute, distanceToNearestManeuver: nearestManeuver,
                     routeBearing: forwardBearing(at: match), travelled: travelled, isStationary: isStationary))
             isOffRoute = next.deviationEvidence.isOffRoute
+            isLeaving = next.deviationEvidence.isLeaving
         case .custom(let detector):
             isOffRoute = detector.isOffRoute(
                 location: location, distanceFromRoute: match.distanceFromRoute, route: route, currentStepIndex: previous.stepIndex,
@@ -250,10 +252,11 @@ public struct NavigationController: Sendable {
         }
 
         // 3. Progress: forward only, on the route, with a fix good enough to place the vehicle, and not while the
-        // vehicle stands still (jitter along the road would creep it past a corner the car is waiting at).
+        // vehicle stands still (jitter along the road would creep it past a corner the car is waiting at) or may be
+        // leaving the route (a missed exit must not carry progress along the ramp).
         if !isStationary {
             next.progressAnchor = location.coordinate
-            if !isOffRoute, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previous.distanceAlong {
+            if !isOffRoute, !isLeaving, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previous.distanceAlong {
                 next.distanceAlong = match.distanceAlong
                 next.segment = match.segment
             }
@@ -285,7 +288,7 @@ public struct NavigationController: Sendable {
                 }
             }
         }
-        return .navigating(refresh(next, match: match, isOffRoute: isOffRoute))
+        return .navigating(refresh(next, match: match, isOffRoute: isOffRoute, isLeaving: isLeaving))
     }
 
     /// What the step-advance condition sees for `state` and this fix.
@@ -424,8 +427,9 @@ public struct NavigationController: Sendable {
         return min(next, max(0, route.waypoints.count - 1))
     }
 
-    /// Recomputes everything clients see from the memory fields.
-    private func refresh(_ state: NavigatingState, match: RouteMatch, isOffRoute: Bool) -> NavigatingState {
+    /// Recomputes everything clients see from the memory fields. `isLeaving`: the fix is beyond the off-route
+    /// threshold while the evidence is gathered (``RouteDeviation/leaving``).
+    private func refresh(_ state: NavigatingState, match: RouteMatch, isOffRoute: Bool, isLeaving: Bool = false) -> NavigatingState {
         var next = state
         let step = route.steps[next.stepIndex]
         let stepEnd = index.stepEnd[next.stepIndex]
@@ -446,6 +450,8 @@ public struct NavigationController: Sendable {
         // Deviation as clients see it.
         if isOffRoute {
             next.deviation = .offRoute(distance: match.distanceFromRoute)
+        } else if isLeaving {
+            next.deviation = .leaving(distance: match.distanceFromRoute)
         } else if index.segmentStep.isEmpty || index.segmentStep[match.segment] != next.stepIndex,
             match.distanceFromCurrentStep > max(offStepDistance, Self.offStepAccuracyMultiplier * next.rawLocation.horizontalAccuracy)
         {
@@ -454,9 +460,10 @@ public struct NavigationController: Sendable {
             next.deviation = .none
         }
 
-        // Snapped location and progress.
+        // Snapped location and progress. A point on the route farther from the fix than the off-route threshold
+        // is not where the vehicle is: while leaving, as while off the route, clients get the fix.
         var snapped = next.rawLocation
-        if !isOffRoute {
+        if !isOffRoute, !isLeaving {
             let segment = segment(containing: next.distanceAlong, hint: next.segment)
             snapped.coordinate = index.coordinate(onSegment: segment, atDistance: next.distanceAlong)
             if config.courseFiltering == .snapToRoute, index.segmentCount > 0 {
@@ -482,6 +489,9 @@ public struct NavigationController: Sendable {
         }
         let banners = step.visualInstructions
         next.visualInstruction = banners.last { $0.triggerDistanceBeforeManeuver >= distanceToManeuver } ?? banners.first
+        // While leaving, the banner stays and no new prompt is said: it may be for a road the vehicle is not on.
+        // It stays due, and is said if the vehicle turns out to be on the route after all.
+        guard !isLeaving else { return next }
         var due: Int?
         let prompts = step.spokenInstructions
         if next.spokenWatermark + 1 < prompts.count {

@@ -11,6 +11,11 @@ public enum RouteDeviation: Hashable, Sendable {
     case offStep(distance: Double)
     /// Off the route. `distance`: metres from the route.
     case offRoute(distance: Double)
+    /// Possibly leaving the route: the fix lies beyond the off-route threshold in force (or the roadways are seen
+    /// parting) and the evidence is still being gathered. Too far from the route for the route to be where the vehicle
+    /// is, not yet enough to call it off the route: the snapped position is the fix, progress holds, and no new prompt
+    /// is said (the banner stays). `distance`: metres from the route.
+    case leaving(distance: Double)
     /// Not on the route yet: the trip started away from it and the vehicle stands or heads there
     /// (``NavigatingState/approach``). `distance`: metres from the route.
     case approaching(distance: Double)
@@ -167,6 +172,10 @@ public struct DeviationEvidence: Hashable, Sendable {
     /// True while the roadways are seen parting and the vehicle stays beyond the parting distance.
     public var isParting = false
     public var isOffRoute: Bool = false
+
+    /// True while a fix beyond the threshold in force has started the count but off-route is not decided yet
+    /// (``RouteDeviation/leaving``).
+    public var isLeaving: Bool { !isOffRoute && consecutiveFixes > 0 }
 
     public init() {}
 }

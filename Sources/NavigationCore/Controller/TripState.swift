@@ -81,7 +81,7 @@ public struct NavigatingState: Sendable {
     public var isOnRoute: Bool {
         switch deviation {
         case .none, .offStep: true
-        case .offRoute, .approaching: false
+        case .offRoute, .leaving, .approaching: false
         }
     }
 

@@ -14,9 +14,10 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     }
 
     public struct Deviation: Hashable, Sendable, Codable {
-        /// `none`, `off_step` or `off_route` (protocol 2; protocol 1 said `offStep`, `offRoute`).
+        /// `none`, `off_step`, `leaving`, `off_route` or `approaching` (protocol 2; protocol 1 said `offStep`,
+        /// `offRoute`).
         public var kind: String
-        /// Metres from the current step (`off_step`) or from the route (`off_route`); 0 for `none`.
+        /// Metres from the current step (`off_step`) or from the route (the others); 0 for `none`.
         public var distance: Double
     }
 
@@ -87,6 +88,7 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
             case .none: deviation = Deviation(kind: "none", distance: 0)
             case .offStep(let d): deviation = Deviation(kind: "off_step", distance: Self.rounded(d))
             case .offRoute(let d): deviation = Deviation(kind: "off_route", distance: Self.rounded(d))
+            case .leaving(let d): deviation = Deviation(kind: "leaving", distance: Self.rounded(d))
             case .approaching(let d): deviation = Deviation(kind: "approaching", distance: Self.rounded(d))
             }
             approach = s.approach.map {

@@ -50,7 +50,7 @@ extension TripCoordinator {
     private func distance(of deviation: RouteDeviation) -> Double {
         switch deviation {
         case .none: 0
-        case .offStep(let d), .offRoute(let d), .approaching(let d): (d * 100).rounded() / 100
+        case .offStep(let d), .offRoute(let d), .leaving(let d), .approaching(let d): (d * 100).rounded() / 100
         }
     }
 

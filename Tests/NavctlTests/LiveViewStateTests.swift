@@ -1,0 +1,54 @@
+import NavigationCore
+import NavigationProtocol
+import Testing
+
+@testable import NavctlCommands
+
+/// What `navctl watch` draws for the states a driver meets before and around the route: a trip that starts off the
+/// road network (where the route is, not a maneuver), and a vehicle that may be leaving the route. Pure: the view
+/// is fed the lines navd sends.
+struct LiveViewStateTests {
+    static func tripState(_ fields: String) throws -> EventMessage {
+        let line = #"{"type":"trip_state","seq":7,"routeId":"r1","state":"navigating","time":"2026-11-25T10:00:00Z","#
+            + #""rawLocation":{"lat":60.17,"lon":24.94,"speed":0},"snappedLocation":{"lat":60.17,"lon":24.94},"stepIndex":0,"#
+            + #""remainingSteps":3,"remainingWaypoints":1,"progress":{"distanceToNextManeuver":120,"distanceRemaining":900,"durationRemaining":80},"#
+            + #""roadName":"Päätie","distanceTravelled":0,"# + fields + "}"
+        guard case .event(let message) = try ServerLine(line: Array(line.utf8)) else {
+            Issue.record("not an event: \(line)")
+            throw CancellationError()
+        }
+        return message
+    }
+
+    static let banner =
+        #""visualInstruction":{"triggerDistanceBeforeManeuver":120,"primary":{"text":"Päätie","maneuverType":"turn","maneuverModifier":"left","exitNumbers":[],"lanes":[]}}"#
+
+    @Test(arguments: [(0.0, "north"), (44, "north-east"), (100, "east"), (225, "south-west"), (350, "north"), (-30, "north-west")])
+    func compassPoints(bearing: Double, point: String) {
+        #expect(LiveView.compassPoint(bearing) == point)
+    }
+
+    @Test func aTripFromALotShowsWhereTheRouteIsAndNoManeuver() throws {
+        var view = LiveView()
+        view.apply(
+            try Self.tripState(
+                #""deviation":{"kind":"approaching","distance":45},"approach":{"distance":45,"bearing":10,"lat":60.1704,"lon":24.9402,"roadName":"Päätie"},"#
+                    + Self.banner), clock: "10:00:00")
+        let screen = view.render(width: 80).joined(separator: "\n")
+        #expect(screen.contains("⇢  head to Päätie"), "\(screen)")
+        #expect(screen.contains("45 m north"), "\(screen)")
+        #expect(!screen.contains("  ↰  in "), "a maneuver shown for a road the car cannot reach:\n\(screen)")
+    }
+
+    @Test func aVehicleLeavingTheRouteIsSaidSoUntilItIsBackOrOff() throws {
+        var view = LiveView()
+        view.apply(try Self.tripState(#""deviation":{"kind":"leaving","distance":27.4},"# + Self.banner), clock: "10:00:01")
+        var screen = view.render(width: 100).joined(separator: "\n")
+        #expect(screen.contains("leaving the route? 27 m from it"), "\(screen)")
+        // The banner stays while leaving.
+        #expect(screen.contains("  ↰  in "), "\(screen)")
+        view.apply(try Self.tripState(#""deviation":{"kind":"none","distance":0},"# + Self.banner), clock: "10:00:02")
+        screen = view.render(width: 100).joined(separator: "\n")
+        #expect(!screen.contains("leaving the route"), "\(screen)")
+    }
+}
