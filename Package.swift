@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "NavigationCore"),
         // Request generators and the OSRM-family response parser. Pure: requests are values, parsing is bytes in, routes out.
         .target(name: "RouteAdapters", dependencies: ["NavigationCore"]),
+        // What lies ahead of the vehicle: speed alerts from the posted limits, and the road objects of the route.
+        // Pure: a route and fixes' values in, decisions out; the coordinator publishes them.
+        .target(name: "RoadAhead", dependencies: ["NavigationCore"]),
         // NMEA 0183: sentence framing, checksums, epoch assembly into fixes, sentence writing. Pure.
         .target(name: "NMEA", dependencies: ["NavigationCore"]),
         // libgps (gpsd's client library) and libserialport, as the system provides them.
@@ -70,7 +73,7 @@ let package = Package(
         .target(
             name: "NavigationDaemon",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
+                "NavigationCore", "RoadAhead", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
                 "CNavdSystem", "SystemSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -111,6 +114,10 @@ let package = Package(
         .testTarget(
             name: "NavigationCoreTests",
             dependencies: ["NavigationCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(
+            name: "RoadAheadTests",
+            dependencies: ["RoadAhead", "NavigationCore", "TestSupport"]
         ),
         .testTarget(
             name: "RouteAdaptersTests",
@@ -158,7 +165,7 @@ let package = Package(
             .testTarget(
             name: "NavigationDaemonTests",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
+                "NavigationCore", "RoadAhead", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -174,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "NavdTests",
             dependencies: [
-                "navd", "navctl", "NavdClient", "NavigationCore", "NMEA", "NavigationProtocol", "RouteAdapters", "RouteClient", "TestSupport",
+                "navd", "navctl", "NavdClient", "NavigationCore", "NMEA", "NavigationProtocol", "RoadAhead", "RouteAdapters", "RouteClient", "TestSupport",
             ],
             // Tools the tests run (slowfs.py: slow storage through FUSE), read by path.
             exclude: ["Fixtures"]

@@ -39,6 +39,8 @@ public struct DriveLog: Sendable {
         /// km/h or mph, as the route said.
         public var speedLimit: String?
         public var roadName: String?
+        /// The speed alert's level on this state (`minor`, `major`), nil without one.
+        public var speedAlert: String?
     }
 
     public struct RouteShown: Sendable {
@@ -90,6 +92,8 @@ public struct DriveLog: Sendable {
     /// Where a step was advanced (its new index in the text).
     public var stepAdvances: [Event] = []
     public var waypointsReached: [Event] = []
+    /// Every change of the speed alert (raised, lowered, cleared; the slow-down warning), in order.
+    public var speedAlerts: [Event] = []
     public var sessions: [Session] = []
     /// The arrival, when the trip arrived.
     public var arrival: ArrivedEvent?
@@ -213,6 +217,10 @@ public struct DriveLog: Sendable {
                     timeline.append(Event(at: now, type: "arrived", text: "arrived after \(HumanReadable.distance(event.distanceTravelled))", location: lastLocation))
                 case .gnss(let gnss):
                     timeline.append(Event(at: now, type: "gnss", text: "GNSS \(gnss.status.rawValue): \(gnss.detail)", location: nil))
+                case .speedAlert(let alert):
+                    let event = Event(at: now, type: "speed_alert", text: alert.summary, location: lastLocation)
+                    speedAlerts.append(event)
+                    timeline.append(event)
                 }
             }
         }
@@ -228,8 +236,9 @@ public struct DriveLog: Sendable {
             offRoute: deviation == "off_route" || deviation == "offRoute", predicted: record.predicted == true, stepIndex: record.stepIndex,
             distanceRemaining: record.progress?.distanceRemaining, durationRemaining: record.progress?.durationRemaining,
             distanceTravelled: record.distanceTravelled, speedLimit: record.speedLimit.map { "\(CheckedNumber.clampedWhole($0.value, rounding: .towardZero)) \($0.unit)" },
-            roadName: record.roadName)
+            roadName: record.roadName, speedAlert: record.speedAlert.flatMap { $0.level == .none ? nil : $0.level.rawValue })
     }
+
 
     static func coordinate(_ point: TripStateRecord.Point) -> GeographicCoordinate {
         GeographicCoordinate(latitude: point.lat, longitude: point.lon)

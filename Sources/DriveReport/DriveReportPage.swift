@@ -111,7 +111,7 @@ public enum DriveReportPage {
         .dot.deviation{background:#dc2626}.dot.reroute{background:#f97316}.dot.step{border:1.5px solid #111827}.dot.stop{background:#16a34a}
         #chart{width:100%;height:auto;border:1px solid #d1d5db;border-radius:6px}#chart .background{fill:#fff}
         #chart .accuracy{fill:none;stroke:#7c3aed;stroke-width:1.5}#chart .speed{fill:none;stroke:#0891b2;stroke-width:1.5}
-        #chart .off-route{fill:#fecaca}#chart .reroute{stroke:#f97316;stroke-width:2}#chart .axis{stroke:#9ca3af}
+        #chart .off-route{fill:#fecaca}#chart .speed-minor{fill:#f59e0b}#chart .speed-major{fill:#dc2626}#chart .reroute{stroke:#f97316;stroke-width:2}#chart .axis{stroke:#9ca3af}
         #chart text{font-size:11px;fill:#374151}
         table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #e5e7eb}
         td.time{font-variant-numeric:tabular-nums;white-space:nowrap}tr.deviation td,tr.failed td{color:#b91c1c}tr.route td{font-weight:bold}

@@ -29,6 +29,15 @@ struct ReportChart {
                 offStart = nil
             }
         }
+        // Speed alerts: a band along the top, amber for minor, red for major.
+        var alertStart: (at: Double, level: String)?
+        for state in log.states + [DriveLog.State(at: span, navigating: false, offRoute: false, predicted: false)] {
+            if let open = alertStart, open.level != state.speedAlert {
+                parts.append(#"<rect class="speed-\#(open.level)" x="\#(HTML.number(x(open.at)))" y="\#(self.top)" width="\#(HTML.number(max(1, x(state.at) - x(open.at))))" height="8"><title>speed alert \#(open.level)</title></rect>"#)
+                alertStart = nil
+            }
+            if alertStart == nil, let level = state.speedAlert { alertStart = (state.at, level) }
+        }
         for route in log.routes where route.reason == "reroute" {
             parts.append(#"<line class="reroute" x1="\#(HTML.number(x(route.at)))" x2="\#(HTML.number(x(route.at)))" y1="\#(self.top)" y2="\#(HTML.number(height - bottom))"><title>reroute \#(HTML.escape(route.routeId))</title></line>"#)
         }
@@ -48,7 +57,7 @@ struct ReportChart {
             let v = top * fraction
             parts.append(#"<text x="4" y="\#(HTML.number(y(v) + 4))">\#(HTML.number(v))</text>"#)
         }
-        parts.append(#"<text x="\#(HTML.number(width - 300))" y="\#(self.top + 12)">— accuracy (m)   — speed (m/s)   ▮ off route   | reroute</text>"#)
+        parts.append(#"<text x="\#(HTML.number(width - 390))" y="\#(self.top + 12)">— accuracy (m)   — speed (m/s)   ▮ off route   | reroute   ▬ speed alert</text>"#)
         return #"<svg id="chart" viewBox="0 0 \#(CheckedNumber.clampedWhole(width, rounding: .towardZero)) \#(CheckedNumber.clampedWhole(height, rounding: .towardZero))" role="img" aria-label="GNSS accuracy and speed over time">"#
             + parts.joined() + "</svg>"
     }

@@ -132,7 +132,13 @@ struct GNSSCommand: AsyncParsableCommand {
             timer.cancel()
             await replayTask?.value
             watchdog.cancel()
-            statusTask.cancel()
+            if replayTask != nil {
+                // A replay finishes its feed, which ends the statuses: every one (its "end of input" last) is printed
+                // before navctl exits. Cancelling instead could drop the last under load.
+                await statusTask.value
+            } else {
+                statusTask.cancel()
+            }
         }
     }
 

@@ -76,6 +76,8 @@ struct LiveView {
             gnssStatus = gnss.status.rawValue
             gnssDetail = gnss.detail
             note(clock, "GNSS \(gnssStatus): \(gnssDetail)")
+        case .speedAlert(let alert):
+            note(clock, alert.summary)
         }
     }
 
@@ -128,7 +130,17 @@ struct LiveView {
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))
             var speed = "  speed –"
             if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(CheckedNumber.clampedWhole(metres * 3.6)) km/h" }
-            if let limit = state.speedLimit { speed += " · limit \(CheckedNumber.clampedWhole(limit.value, rounding: .towardZero)) \(limit.unit)" }
+            if let alert = state.speedAlert, alert.level != .none || alert.lowerLimitAhead != nil {
+                // The alert speaks in the limit's unit (mph where the road is posted in mph).
+                if let value = alert.speed { speed = "  speed \(CheckedNumber.clampedWhole(value)) \(alert.unit)" }
+                if let limit = alert.limit { speed += " · limit \(CheckedNumber.clampedWhole(limit, rounding: .towardZero)) \(alert.unit)" }
+                if alert.level != .none { speed += alert.level == .major ? " · OVER THE LIMIT" : " · over the limit" }
+                if let ahead = alert.lowerLimitAhead {
+                    speed += " · slow down: \(CheckedNumber.clampedWhole(ahead.limit)) \(ahead.unit) in \(HumanReadable.distance(ahead.distance))"
+                }
+            } else if let limit = state.speedLimit {
+                speed += " · limit \(CheckedNumber.clampedWhole(limit.value, rounding: .towardZero)) \(limit.unit)"
+            }
             lines.append(speed)
         } else {
             lines += ["", "", ""]

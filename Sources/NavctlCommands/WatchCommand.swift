@@ -130,6 +130,8 @@ struct WatchCommand: AsyncParsableCommand {
             return "ARRIVED after \(HumanReadable.distance(arrived.distanceTravelled)) in \(HumanReadable.duration(arrived.duration))"
         case .gnss(let gnss):
             return "GNSS \(gnss.status.rawValue): \(gnss.detail)"
+        case .speedAlert(let alert):
+            return alert.level == .major ? alert.summary.uppercased() : alert.summary
         case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
             guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }

@@ -59,6 +59,26 @@ import Testing
         #expect(try #require(summary.accuracyP95) >= 3, "3 m of noise is reported as such")
     }
 
+    /// A real drive through a 10 km/h stretch at 40 km/h: its speed alerts in the timeline and on the chart, a red
+    /// band for each stretch of trip states whose alert was major.
+    @Test func speedAlertsAreInTheTimelineAndOnTheChart() throws {
+        let text = try Self.golden("record-command-mid-run")
+        let log = try DriveLog(recording: [text])
+        #expect(log.speedAlerts.count == Self.count(#"{"type":"speed_alert""#, in: text))
+        #expect(log.speedAlerts.contains { $0.text.hasPrefix("speed alert major: 40 km/h where the limit is 10 km/h") }, "\(log.speedAlerts.map(\.text))")
+        #expect(log.speedAlerts.contains { $0.text.hasPrefix("slow down: 10 km/h in ") })
+        #expect(log.speedAlerts.last?.text == "speed alert cleared")
+        let html = DriveReportPage.html(log, title: "t")
+        var stretches = 0, previous: String?
+        for state in log.states {
+            if state.speedAlert == "major", previous != "major" { stretches += 1 }
+            previous = state.speedAlert
+        }
+        #expect(stretches >= 1)
+        #expect(Self.count(#"<rect class="speed-major""#, in: html) == stretches)
+        #expect(html.contains("speed alert major: 40 km/h"))
+    }
+
     @Test func textFromTheRecordingIsEscaped() throws {
         // The instruction line exactly as navd would send it.
         let spoken = SpokenInstruction(text: "Turn <left> & go", triggerDistanceBeforeManeuver: 50, utteranceId: "u1")

@@ -30,6 +30,8 @@ struct TestNetwork: Sendable {
     let exits: [Parting]
     let fork: Parting
     let lotDistanceToRoad: Double
+    /// Koulutie's school zone: where its lower limit begins and ends, the limit there and around it (km/h).
+    let schoolZone: (start: GeographicCoordinate, end: GeographicCoordinate, limit: Double, around: Double)
 
     static func load() throws -> TestNetwork {
         let environment = ProcessInfo.processInfo.environment
@@ -57,7 +59,14 @@ struct TestNetwork: Sendable {
         let exits = try #require(facts["exits"] as? [Any]).map { try parting($0, at: "gore") }
         return TestNetwork(
             valhallaURL: valhalla, osrmURL: osrm, places: places, exits: exits, fork: try parting(facts["fork"], at: "point"),
-            lotDistanceToRoad: try #require(facts["lotDistanceToPaatie"] as? Double))
+            lotDistanceToRoad: try #require(facts["lotDistanceToPaatie"] as? Double),
+            schoolZone: try {
+                let zone = try #require(facts["schoolZone"] as? [String: Any], "the test network has no school zone: rebuild it (scripts/setup)")
+                return (
+                    try coordinate(zone["start"]), try coordinate(zone["end"]), try #require(zone["limit"] as? Double),
+                    try #require(zone["around"] as? Double)
+                )
+            }())
     }
 
     func place(_ name: String) throws -> GeographicCoordinate { try #require(places[name], "no place \(name) in the test network") }
@@ -104,13 +113,16 @@ struct NetworkDriveRun {
     /// Drives `samples` through a real navd: its serial source on a socat pty, routing with `engine` on the test
     /// network. The first fix goes in until navd has it, then `navigate` to `destination`; once the first route
     /// came, the rest at `epochsPerSecond` a wall-clock second (the fixes' own times are what navd goes by).
+    /// `recordingDirectory`: navd records the drive there (its flight recorder) and is stopped at the end, so that
+    /// the recording is complete.
     static func drive(
         _ network: TestNetwork, engine: TestNetwork.Engine, samples: [FieldTrack.Sample], to destination: GeographicCoordinate,
-        epochsPerSecond: Double
+        epochsPerSecond: Double, recordingDirectory: String? = nil
     ) throws -> NetworkDriveRun {
         let pty = try PtyPair()
-        let navd = try NavdInstance.serial(device: pty.devicePath, engine: engine.rawValue, url: network.url(engine))
-        try navd.start()
+        let recording = recordingDirectory.map { "[recording]\nenabled = true\ndirectory = \"\($0)\"" } ?? ""
+        let navd = try NavdInstance.serial(device: pty.devicePath, engine: engine.rawValue, url: network.url(engine), extra: recording)
+        let process = try navd.start()
         let client = try navd.connect()
         func write(_ sample: FieldTrack.Sample) { pty.write(NMEAWriter.sentences(for: sample.fix).map { $0 + "\r\n" }.joined()) }
         // What is written before navd has opened the pty is lost: fixes in their order until navd has a position.
@@ -131,6 +143,10 @@ struct NetworkDriveRun {
         }
         if !client.received.contains(where: { $0.type == "arrived" }) { _ = client.waitFor(timeout: 10) { $0.type == "arrived" } }
         _ = client.waitFor(timeout: 3) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        if recordingDirectory != nil {
+            process.stop(signal: SIGTERM)
+            #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")
+        }
         // Each fix's time, in tenths of a second, to its sample (fixes are at most 10 a second).
         var sampleByTime: [Int: Int] = [:]
         for (index, sample) in samples.enumerated() { sampleByTime[Int((sample.fix.timestamp.timeIntervalSince1970 * 10).rounded())] = index }

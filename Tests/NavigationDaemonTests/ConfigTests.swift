@@ -1,6 +1,7 @@
 import Foundation
 import NavigationCore
 import NavigationDaemon
+import RoadAhead
 import Testing
 
 @Suite struct ConfigTests {
@@ -16,6 +17,21 @@ import Testing
         #expect(config.socket.controlGroups == ["navd-control"])
         #expect(config.journal.path == "/var/lib/navd/trip.json")
         #expect(config.reroute.policy == .automatic)
+        #expect(config.speedAlert == SpeedAlertRules(), "the shipped [speed_alert] says the defaults")
+    }
+
+    @Test func speedAlertRulesAreRead() throws {
+        let config = try ConfigLoader.parse(
+            "[speed_alert]\nenabled = false\nband_limit = 90\nminor_over = 5\nmajor_over_percent = 30\nhold = 1.5\nahead_minimum = 150",
+            file: "navd.toml")
+        var expected = SpeedAlertRules()
+        expected.enabled = false
+        expected.bandLimit = 90
+        expected.minorOver = 5
+        expected.majorOverPercent = 30
+        expected.hold = 1.5
+        expected.aheadMinimum = 150
+        #expect(config.speedAlert == expected)
     }
 
     @Test func anEmptyFileGivesTheDefaults() throws {
@@ -75,6 +91,10 @@ import Testing
         Bad(text: "[[routing.fallback]]\nengine = \"bing\"\nurl = \"http://h\"", key: "routing.fallback[0].engine", says: "must be one of"),
         Bad(text: "[routing]\nfallback = \"osrm\"", key: "routing.fallback", says: "array of tables"),
         Bad(text: "[gnss\nsource = \"gpsd\"", key: nil, says: "line 1"),
+        Bad(text: "[speed_alert]\nminor_over = 15\nmajor_over = 10", key: "speed_alert.major_over", says: "less than speed_alert.minor_over"),
+        Bad(text: "[speed_alert]\nhold = 1e300", key: "speed_alert.hold", says: "outside"),
+        Bad(text: "[speed_alert]\nenabled = 1", key: "speed_alert.enabled", says: "true or false"),
+        Bad(text: "[speed_alert]\ntolerance = 5", key: "speed_alert.tolerance", says: "unknown key"),
         // Numbers past what their key can mean (CheckedNumber): a control id of 2^63 trapped, on SIGHUP too.
         Bad(text: "[socket]\ncontrol_users = [9.3e18]", key: "socket.control_users", says: "numeric ids from 0 to 4294967294"),
         Bad(text: "[socket]\ncontrol_groups = [1e300]", key: "socket.control_groups", says: "numeric ids from 0 to 4294967294"),

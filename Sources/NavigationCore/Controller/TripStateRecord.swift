@@ -55,6 +55,9 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     /// A prompt that became due with this fix (each is reported once).
     public var spokenInstruction: SpokenInstruction?
     public var speedLimit: SpeedLimit?
+    /// The speed alert where a limit is known or an alert or slow-down warning is on (set by the daemon, which
+    /// decides it over fixes); absent otherwise.
+    public var speedAlert: SpeedAlert?
     public var congestion: String?
     /// Metres between raw fixes since the start; on `complete`, the trip's total.
     public var distanceTravelled: Double?

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import LocationSources
 import NavigationCore
+import RoadAhead
 import RouteAdapters
 
 /// Walks the parsed TOML, section by section, collecting every error with its key path.
@@ -17,7 +18,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -28,6 +29,7 @@ struct ConfigReader {
         readJournal(top["journal"], into: &config.journal)
         readRecording(top["recording"], into: &config.recording)
         readLogging(top["logging"], into: &config.logging)
+        readSpeedAlert(top["speed_alert"], into: &config.speedAlert)
         return config
     }
 
@@ -183,6 +185,34 @@ struct ConfigReader {
         string(table, "path", section: "journal", into: &journal.path)
         number(table, "interval", section: "journal", range: 0.1...3600, into: &journal.interval)
         number(table, "max_age", section: "journal", range: 0...7 * 86_400, into: &journal.maxAge)
+    }
+
+    private mutating func readSpeedAlert(_ value: JSONValue?, into rules: inout SpeedAlertRules) {
+        guard let table = section(value, "speed_alert") else { return }
+        let keys = [
+            "enabled", "band_limit", "minor_over", "minor_over_percent", "major_over", "major_over_percent", "hold", "clear_margin",
+            "ahead_seconds", "ahead_minimum",
+        ]
+        reportUnknown(table, known: keys, prefix: "speed_alert.")
+        if let value = table["enabled"] {
+            if let flag = value.boolValue { rules.enabled = flag } else { fail("speed_alert.enabled", "must be true or false") }
+        }
+        // Speeds in the limit's own unit (km/h or mph), as a sign shows them.
+        number(table, "band_limit", section: "speed_alert", range: 0...500, into: &rules.bandLimit)
+        number(table, "minor_over", section: "speed_alert", range: 0...200, into: &rules.minorOver)
+        number(table, "minor_over_percent", section: "speed_alert", range: 0...200, into: &rules.minorOverPercent)
+        number(table, "major_over", section: "speed_alert", range: 0...200, into: &rules.majorOver)
+        number(table, "major_over_percent", section: "speed_alert", range: 0...200, into: &rules.majorOverPercent)
+        number(table, "hold", section: "speed_alert", range: 0...60, into: &rules.hold)
+        number(table, "clear_margin", section: "speed_alert", range: 0...100, into: &rules.clearMargin)
+        number(table, "ahead_seconds", section: "speed_alert", range: 0...60, into: &rules.aheadSeconds)
+        number(table, "ahead_minimum", section: "speed_alert", range: 0...5000, into: &rules.aheadMinimum)
+        if rules.majorOver < rules.minorOver {
+            fail("speed_alert.major_over", "\(rules.majorOver) is less than speed_alert.minor_over (\(rules.minorOver))")
+        }
+        if rules.majorOverPercent < rules.minorOverPercent {
+            fail("speed_alert.major_over_percent", "\(rules.majorOverPercent) is less than speed_alert.minor_over_percent (\(rules.minorOverPercent))")
+        }
     }
 
     private mutating func readRecording(_ value: JSONValue?, into recording: inout NavdConfig.Recording) {

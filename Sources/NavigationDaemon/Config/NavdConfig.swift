@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NavigationCore
+import RoadAhead
 import RouteAdapters
 
 /// navd's configuration (docs/configuration.md). Every value has a default, so an empty file is valid.
@@ -13,6 +14,8 @@ public struct NavdConfig: Sendable {
     public var journal = Journal()
     public var recording = Recording()
     public var logging = Logging()
+    /// When a speed alert is raised (`[speed_alert]`).
+    public var speedAlert = SpeedAlertRules()
 
     public init() {}
 

@@ -40,7 +40,9 @@ extension TripCoordinator {
             endTrip(reason: "journal too old")
         }
         guard var current = trip else {
-            publish(.tripState(TripStateRecord.idle(at: fix)))
+            var record = TripStateRecord.idle(at: fix)
+            record.speedAlert = observeSpeed(state: nil, fix: fix, time: fix.location.timestamp)
+            publish(.tripState(record))
             return
         }
         let previous = current.state
@@ -77,7 +79,10 @@ extension TripCoordinator {
         predicted = state
         publishNewInstructions(in: state)
         if before.stepIndex != state.stepIndex { log(.info, "gnss outage: predicted past the maneuver of step \(before.stepIndex)") }
-        publish(.tripState(TripStateRecord(.navigating(state), time: time)))
+        var record = TripStateRecord(.navigating(state), time: time)
+        // A predicted state has no speed the receiver vouches for: no speed alert.
+        record.speedAlert = observeSpeed(state: state, fix: nil, time: time)
+        publish(.tripState(record))
     }
 
 
@@ -124,7 +129,9 @@ extension TripCoordinator {
             handleDeviation(state, before: before, fix: fix, now: now)
             publishWaypointsReached(state, before: before)
             publishNewInstructions(in: state)
-            publish(.tripState(TripStateRecord(next, time: fix.location.timestamp)))
+            var record = TripStateRecord(next, time: fix.location.timestamp)
+            record.speedAlert = observeSpeed(state: state, fix: fix, time: fix.location.timestamp)
+            publish(.tripState(record))
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
             let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
             if changed || due { saveJournal(now: now) }

@@ -4,6 +4,7 @@ import Logging
 import LocationSources
 import NavigationCore
 import NavigationProtocol
+import RoadAhead
 import RouteAdapters
 import RouteClient
 
@@ -27,6 +28,8 @@ public struct TripCoordinator: Sendable {
         public var watchdogTimeout: Double
         /// Seconds of an outage during which progress is predicted along the route (`gnss.dead_reckoning`).
         public var deadReckoning: Double
+        /// When a speed alert is raised (`[speed_alert]`).
+        public var speedAlert: SpeedAlertRules
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -38,6 +41,7 @@ public struct TripCoordinator: Sendable {
             degradedAccuracy = config.gnss.degradedAccuracy
             watchdogTimeout = config.gnss.watchdogTimeout
             deadReckoning = config.gnss.deadReckoning
+            speedAlert = config.speedAlert
         }
     }
 
@@ -90,7 +94,11 @@ public struct TripCoordinator: Sendable {
     /// The active trip.
     struct Trip: Sendable {
         var routeId: String
-        var controller: NavigationController
+        var controller: NavigationController {
+            didSet { limits = RouteLimits(route: controller.route, index: controller.index) }
+        }
+        /// The route's posted limits, for the slow-down warning; made anew with each route.
+        private(set) var limits: RouteLimits
         var state: TripState
         /// The destinations as the client asked for them (origin excluded).
         var requested: [Waypoint]
@@ -102,6 +110,21 @@ public struct TripCoordinator: Sendable {
         var resumeFrom: Resume?
         var lastJournalSave: Date?
         var reroutes = 0
+
+        init(
+            routeId: String, controller: NavigationController, state: TripState, requested: [Waypoint], passedBeforeRoute: Int, options: RouteOptions,
+            resumeFrom: Resume? = nil, reroutes: Int = 0
+        ) {
+            self.routeId = routeId
+            self.controller = controller
+            limits = RouteLimits(route: controller.route, index: controller.index)
+            self.state = state
+            self.requested = requested
+            self.passedBeforeRoute = passedBeforeRoute
+            self.options = options
+            self.resumeFrom = resumeFrom
+            self.reroutes = reroutes
+        }
     }
 
     public private(set) var settings: Settings
@@ -125,6 +148,8 @@ public struct TripCoordinator: Sendable {
     public internal(set) var gnssHealth = GNSSHealth(status: .lost, detail: "waiting for the first fix")
     var gate: RerouteGate
     var lastRerouteDecision: String?
+    /// The speed alert, decided fix by fix with or without a trip.
+    var speedAlerts: SpeedAlertTracker
     /// Seconds a reroute answer is expected to take (smoothed from measurements): the request starts from where
     /// the vehicle will be by then.
     public internal(set) var expectedRerouteLatency = 1.5
@@ -136,6 +161,7 @@ public struct TripCoordinator: Sendable {
         self.settings = settings
         self.idPrefix = idPrefix
         gate = RerouteGate(settings: settings.reroute)
+        speedAlerts = SpeedAlertTracker(rules: settings.speedAlert)
         if let resume { restore(resume, confirmAgeOnFirstFix: confirmAgeOnFirstFix) }
     }
 
@@ -149,6 +175,7 @@ public struct TripCoordinator: Sendable {
     public mutating func update(settings: Settings) {
         self.settings = settings
         gate.settings = settings.reroute
+        speedAlerts.rules = settings.speedAlert
     }
 
     public var activeRouteId: String? { trip?.routeId }

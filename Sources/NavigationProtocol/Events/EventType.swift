@@ -27,6 +27,9 @@ public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
     case arrived
     /// GNSS health: ok / degraded / lost.
     case gnss
+    /// The speed alert changed: its level (`none`, `minor`, `major`), the limit it is judged on, or the slow-down
+    /// warning before a lower limit.
+    case speedAlert = "speed_alert"
 
     /// Events that a slow client may miss when a newer one of the same type replaces it.
     public var isReplaceable: Bool { self == .tripState }

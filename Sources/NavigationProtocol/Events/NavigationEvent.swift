@@ -12,6 +12,7 @@ public enum NavigationEvent: Hashable, Sendable {
     case waypointReached(WaypointReachedEvent)
     case arrived(ArrivedEvent)
     case gnss(GNSSEvent)
+    case speedAlert(SpeedAlert)
 
     public var type: EventType {
         switch self {
@@ -24,6 +25,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .waypointReached: .waypointReached
         case .arrived: .arrived
         case .gnss: .gnss
+        case .speedAlert: .speedAlert
         }
     }
 
@@ -41,6 +43,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .waypointReached(let payload): value = try? encoder.encode(payload)
         case .arrived(let payload): value = try? encoder.encode(payload)
         case .gnss(let payload): value = try? encoder.encode(payload)
+        case .speedAlert(let payload): value = try? encoder.encode(payload)
         }
         return value?.objectValue ?? [:]
     }
@@ -59,6 +62,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .waypointReached: self = .waypointReached(try decoder.decode(WaypointReachedEvent.self, from: value))
         case .arrived: self = .arrived(try decoder.decode(ArrivedEvent.self, from: value))
         case .gnss: self = .gnss(try decoder.decode(GNSSEvent.self, from: value))
+        case .speedAlert: self = .speedAlert(try decoder.decode(SpeedAlert.self, from: value))
         }
     }
 }
@@ -124,6 +128,7 @@ extension NavigationEvent {
         case .waypointReached(let payload): return try encoder.encodeMembers(payload)
         case .arrived(let payload): return try encoder.encodeMembers(payload)
         case .gnss(let payload): return try encoder.encodeMembers(payload)
+        case .speedAlert(let payload): return try encoder.encodeMembers(payload)
         }
     }
 }

@@ -15,7 +15,9 @@ so that the tests measure the same geometry the engines route on. The network (r
     3 degrees (Liittymä 1 and 2), then a Y fork at 3 degrees to each side (Itäväylä east, Moottoritie west);
   - Rinnakkaistie, a two-way road parallel to the motorway 300 m east, where both exits and Itäväylä end;
   - a roundabout at the motorway's north end with four arms (the motorway, Pohjoistie, Länsitie, Itätie; Itätie
-    leads to Rinnakkaistie).
+    leads to Rinnakkaistie);
+  - Koulutie, a two-way secondary road east from Sivukatu's south end, posted 60 km/h, then 40 km/h for 500 m
+    past a school, then 60 km/h again (speed alerts).
 
 The script is deterministic: the same bytes each run. scripts/setup rebuilds the engines' data when it changes.
 """
@@ -155,6 +157,14 @@ def build():
     # Rinnakkaistie, two-way, from Päätie's east end to Itätie, through every junction.
     rinnakkaistie_nodes = [paatie_east] + [e["join"] for e in exits] + [east_join, itatie_end]
     net.way(densify(rinnakkaistie_nodes), highway="secondary", name="Rinnakkaistie", maxspeed="60")
+
+    # Koulutie: 60 km/h, a 500 m school zone at 40 km/h, 60 km/h again; one road whose limit changes at shared nodes.
+    koulutie_y, zone_start, zone_end = -250.0, 450.0, 950.0
+    koulutie = [(-150.0, koulutie_y), (zone_start, koulutie_y), (zone_end, koulutie_y), (1400.0, koulutie_y)]
+    for (a, b), limit in zip(zip(koulutie, koulutie[1:]), ["60", "40", "60"]):
+        net.way(densify([a, b]), highway="secondary", name="Koulutie", maxspeed=limit)
+    places.update(koulutieWest=(-100.0, koulutie_y), koulutieEast=(1350.0, koulutie_y))
+    facts["schoolZone"] = dict(start=to_geo(zone_start, koulutie_y), end=to_geo(zone_end, koulutie_y), limit=40, around=60)
 
     # Where the drives start and end (their true paths are built by the tests: the roads up to where the driver
     # goes wrong, then the engine's own route).
