@@ -117,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RoadAheadTests",
-            dependencies: ["RoadAhead", "NavigationCore", "TestSupport"]
+            dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport"]
         ),
         .testTarget(
             name: "RouteAdaptersTests",

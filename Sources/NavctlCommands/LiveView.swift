@@ -116,6 +116,7 @@ struct LiveView {
             lines.append("     \(primary?.text ?? state.roadName ?? "")")
             if let lanes = Self.lanes(state.visualInstruction) { lines.append("     lanes \(lanes)") }
             lines.append("     on \(state.roadName ?? "an unnamed road")")
+            if let next = state.roadAhead?.first { lines.append("     ahead: \(Self.describe(next))") }
         } else {
             lines += ["", "  no trip" + (phase == "calculating" ? " (calculating a route)" : ""), ""]
         }
@@ -177,6 +178,14 @@ struct LiveView {
         guard let t = text.firstIndex(of: "T") else { return text }
         let time = text[text.index(after: t)...]
         return seconds ? String(time.prefix(8)) : String(time.prefix(5)) + " UTC"
+    }
+
+    /// "tunnel Kalliotunneli in 250 m (1.5 km)", "toll booth in 80 m", "in tunnel Kalliotunneli, 900 m left".
+    static func describe(_ object: RoadObjectAhead) -> String {
+        let kind = String(object.kind.map { $0 == "_" ? " " : $0 })
+        let what = [kind, object.name, object.detail].compactMap { $0 }.joined(separator: " ")
+        if object.distance == 0, let length = object.length { return "in \(what), \(HumanReadable.distance(length)) left" }
+        return "\(what) in \(HumanReadable.distance(object.distance))" + (object.length.map { " (\(HumanReadable.distance($0)))" } ?? "")
     }
 
     /// "north-east" for 45°: the eight points of the compass, for a bearing in degrees.

@@ -40,6 +40,16 @@ struct LiveViewStateTests {
         #expect(!screen.contains("  ↰  in "), "a maneuver shown for a road the car cannot reach:\n\(screen)")
     }
 
+    @Test func theNearestRoadObjectAheadIsShown() throws {
+        var view = LiveView()
+        view.apply(
+            try Self.tripState(
+                #""deviation":{"kind":"none","distance":0},"roadAhead":[{"kind":"tunnel","distance":250,"length":1500,"name":"Kalliotunneli"},{"kind":"toll_booth","distance":2100}],"#
+                    + Self.banner), clock: "10:00:03")
+        #expect(view.render(width: 100).contains { $0.contains("ahead: tunnel Kalliotunneli in 250 m (1.5 km)") }, "\(view.render(width: 100))")
+        #expect(LiveView.describe(RoadObjectAhead(kind: "tunnel", distance: 0, length: 900, name: "K")) == "in tunnel K, 900 m left")
+    }
+
     @Test func aVehicleLeavingTheRouteIsSaidSoUntilItIsBackOrOff() throws {
         var view = LiveView()
         view.apply(try Self.tripState(#""deviation":{"kind":"leaving","distance":27.4},"# + Self.banner), clock: "10:00:01")

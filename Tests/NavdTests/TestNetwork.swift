@@ -30,6 +30,10 @@ struct TestNetwork: Sendable {
     let exits: [Parting]
     let fork: Parting
     let lotDistanceToRoad: Double
+    /// Kalliotunneli on Tunnelitie: its portals and length (metres); Maksutie's toll stretch and booth; the ferry.
+    let tunnel: (name: String, start: GeographicCoordinate, end: GeographicCoordinate, length: Double)
+    let toll: (start: GeographicCoordinate, end: GeographicCoordinate, booth: GeographicCoordinate)
+    let ferry: (start: GeographicCoordinate, end: GeographicCoordinate)
     /// Koulutie's school zone: where its lower limit begins and ends, the limit there and around it (km/h).
     let schoolZone: (start: GeographicCoordinate, end: GeographicCoordinate, limit: Double, around: Double)
 
@@ -60,6 +64,18 @@ struct TestNetwork: Sendable {
         return TestNetwork(
             valhallaURL: valhalla, osrmURL: osrm, places: places, exits: exits, fork: try parting(facts["fork"], at: "point"),
             lotDistanceToRoad: try #require(facts["lotDistanceToPaatie"] as? Double),
+            tunnel: try {
+                let t = try #require(facts["tunnel"] as? [String: Any], "the test network has no tunnel: rebuild it (scripts/setup)")
+                return (try #require(t["name"] as? String), try coordinate(t["start"]), try coordinate(t["end"]), try #require(t["length"] as? Double))
+            }(),
+            toll: try {
+                let t = try #require(facts["toll"] as? [String: Any])
+                return (try coordinate(t["start"]), try coordinate(t["end"]), try coordinate(t["booth"]))
+            }(),
+            ferry: try {
+                let f = try #require(facts["ferry"] as? [String: Any])
+                return (try coordinate(f["start"]), try coordinate(f["end"]))
+            }(),
             schoolZone: try {
                 let zone = try #require(facts["schoolZone"] as? [String: Any], "the test network has no school zone: rebuild it (scripts/setup)")
                 return (

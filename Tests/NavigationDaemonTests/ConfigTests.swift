@@ -18,6 +18,7 @@ import Testing
         #expect(config.journal.path == "/var/lib/navd/trip.json")
         #expect(config.reroute.policy == .automatic)
         #expect(config.speedAlert == SpeedAlertRules(), "the shipped [speed_alert] says the defaults")
+        #expect(config.roadAhead == NavdConfig.RoadAhead(), "the shipped [road_ahead] says the defaults")
     }
 
     @Test func speedAlertRulesAreRead() throws {
@@ -95,6 +96,8 @@ import Testing
         Bad(text: "[speed_alert]\nhold = 1e300", key: "speed_alert.hold", says: "outside"),
         Bad(text: "[speed_alert]\nenabled = 1", key: "speed_alert.enabled", says: "true or false"),
         Bad(text: "[speed_alert]\ntolerance = 5", key: "speed_alert.tolerance", says: "unknown key"),
+        Bad(text: "[road_ahead]\nhorizon = -1", key: "road_ahead.horizon", says: "outside"),
+        Bad(text: "[road_ahead]\nmax_objects = 1e300", key: "road_ahead.max_objects", says: "outside"),
         // Numbers past what their key can mean (CheckedNumber): a control id of 2^63 trapped, on SIGHUP too.
         Bad(text: "[socket]\ncontrol_users = [9.3e18]", key: "socket.control_users", says: "numeric ids from 0 to 4294967294"),
         Bad(text: "[socket]\ncontrol_groups = [1e300]", key: "socket.control_groups", says: "numeric ids from 0 to 4294967294"),

@@ -17,8 +17,11 @@ struct CoordinatorHarness {
     /// The wall clock the harness passes in (a manual clock).
     var now = start
 
-    init(reroute: NavdConfig.Reroute = NavdConfig.Reroute(), resume: TripJournalRecord? = nil, confirmResumeAge: Bool = false) {
-        var config = NavdConfig()
+    init(
+        reroute: NavdConfig.Reroute = NavdConfig.Reroute(), resume: TripJournalRecord? = nil, confirmResumeAge: Bool = false,
+        config base: NavdConfig = NavdConfig()
+    ) {
+        var config = base
         config.reroute = reroute
         coordinator = TripCoordinator(
             settings: TripCoordinator.Settings(config: config), idPrefix: "t", resume: resume, confirmAgeOnFirstFix: confirmResumeAge)

@@ -58,6 +58,9 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     /// The speed alert where a limit is known or an alert or slow-down warning is on (set by the daemon, which
     /// decides it over fixes); absent otherwise.
     public var speedAlert: SpeedAlert?
+    /// While navigating: the road objects ahead within the horizon, nearest first (set by the daemon; empty when
+    /// there are none or the engine said nothing of them).
+    public var roadAhead: [RoadObjectAhead]?
     public var congestion: String?
     /// Metres between raw fixes since the start; on `complete`, the trip's total.
     public var distanceTravelled: Double?

@@ -31,6 +31,9 @@ public struct RouteStep: Hashable, Sendable {
     /// One entry per segment of ``geometry`` (so `geometry.count - 1` entries) when the server sent annotations.
     public var annotations: [SegmentAnnotation]
     public var incidents: [Incident]
+    /// Where the road's kind changes along the step (tunnels, tolls, ferries, motorways, rest stops, countries), in
+    /// order; empty when the engine said nothing of them.
+    public var features: [RoadFeature]
     /// Which leg of the route (0-based) this step belongs to.
     public var legIndex: Int
 
@@ -39,7 +42,7 @@ public struct RouteStep: Hashable, Sendable {
         roadRef: String? = nil, destinations: String? = nil, exits: [String] = [], instruction: String,
         maneuver: Maneuver, drivingSide: DrivingSide? = nil, roundaboutExitNumber: Int? = nil,
         visualInstructions: [VisualInstruction] = [], spokenInstructions: [SpokenInstruction] = [],
-        annotations: [SegmentAnnotation] = [], incidents: [Incident] = [], legIndex: Int = 0
+        annotations: [SegmentAnnotation] = [], incidents: [Incident] = [], features: [RoadFeature] = [], legIndex: Int = 0
     ) {
         self.geometry = geometry
         self.distance = distance
@@ -56,6 +59,7 @@ public struct RouteStep: Hashable, Sendable {
         self.spokenInstructions = spokenInstructions
         self.annotations = annotations
         self.incidents = incidents
+        self.features = features
         self.legIndex = legIndex
     }
 }
@@ -63,7 +67,7 @@ public struct RouteStep: Hashable, Sendable {
 extension RouteStep: Codable {
     private enum CodingKeys: String, CodingKey {
         case geometry, distance, duration, roadName, roadRef, destinations, exits, instruction, maneuver
-        case drivingSide, roundaboutExitNumber, visualInstructions, spokenInstructions, annotations, incidents, legIndex
+        case drivingSide, roundaboutExitNumber, visualInstructions, spokenInstructions, annotations, incidents, features, legIndex
     }
 
     public init(from decoder: any Decoder) throws {
@@ -83,6 +87,7 @@ extension RouteStep: Codable {
         spokenInstructions = try c.decodeIfPresent([SpokenInstruction].self, forKey: .spokenInstructions) ?? []
         annotations = try c.decodeIfPresent([SegmentAnnotation].self, forKey: .annotations) ?? []
         incidents = try c.decodeIfPresent([Incident].self, forKey: .incidents) ?? []
+        features = try c.decodeIfPresent([RoadFeature].self, forKey: .features) ?? []
         legIndex = try c.decodeIfPresent(Int.self, forKey: .legIndex) ?? 0
     }
 
@@ -104,6 +109,8 @@ extension RouteStep: Codable {
         try c.encode(spokenInstructions, forKey: .spokenInstructions)
         try c.encode(annotations, forKey: .annotations)
         try c.encode(incidents, forKey: .incidents)
+        // Only where the engine said something: routes without them keep their bytes.
+        if !features.isEmpty { try c.encode(features, forKey: .features) }
         try c.encode(legIndex, forKey: .legIndex)
     }
 }

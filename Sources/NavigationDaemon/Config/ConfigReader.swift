@@ -18,7 +18,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -30,6 +30,11 @@ struct ConfigReader {
         readRecording(top["recording"], into: &config.recording)
         readLogging(top["logging"], into: &config.logging)
         readSpeedAlert(top["speed_alert"], into: &config.speedAlert)
+        if let table = section(top["road_ahead"], "road_ahead") {
+            reportUnknown(table, known: ["horizon", "max_objects"], prefix: "road_ahead.")
+            number(table, "horizon", section: "road_ahead", range: 0...1_000_000, into: &config.roadAhead.horizon)
+            integer(table, "max_objects", section: "road_ahead", range: 0...100, into: &config.roadAhead.maxObjects)
+        }
         return config
     }
 

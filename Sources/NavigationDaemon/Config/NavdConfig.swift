@@ -16,6 +16,16 @@ public struct NavdConfig: Sendable {
     public var logging = Logging()
     /// When a speed alert is raised (`[speed_alert]`).
     public var speedAlert = SpeedAlertRules()
+    public var roadAhead = RoadAhead()
+
+    /// What `trip_state.roadAhead` lists (`[road_ahead]`).
+    public struct RoadAhead: Sendable, Equatable {
+        public init() {}
+        /// Metres ahead within which road objects are listed.
+        public var horizon = 5000.0
+        /// The most objects listed at once (nearest first).
+        public var maxObjects = 10
+    }
 
     public init() {}
 

@@ -70,11 +70,18 @@ extension TripCoordinator {
             real.isOnRoute, let fix = lastFix, let fixAt = lastFixAt
         else { return }
         let gap = now.timeIntervalSince(fixAt)
-        guard gap >= DeadReckoning().delay, gap <= settings.deadReckoning else { return }
+        guard gap >= DeadReckoning().delay else { return }
         let speed = DeadReckoning.trustworthySpeed(fix.location)
         guard speed > 0 else { return }
         let time = fix.location.timestamp.addingTimeInterval(gap)
         let state = current.controller.predicted(from: real, at: time, speed: speed)
+        // Past gnss.dead_reckoning only in a tunnel the vehicle was in or entering at its last fix, and until
+        // just after its end: there the route is the only road, and its maneuvers must still be announced.
+        if gap > settings.deadReckoning {
+            guard let tunnel = current.objects.tunnel(at: real.distanceAlong, orWithin: Self.tunnelEntryReach),
+                state.distanceAlong <= tunnel.end + Self.tunnelExitReach, gap <= Self.tunnelOutageLimit
+            else { return }
+        }
         let before = predicted ?? real
         predicted = state
         publishNewInstructions(in: state)
@@ -82,9 +89,17 @@ extension TripCoordinator {
         var record = TripStateRecord(.navigating(state), time: time)
         // A predicted state has no speed the receiver vouches for: no speed alert.
         record.speedAlert = observeSpeed(state: state, fix: nil, time: time)
+        record.roadAhead = roadAhead(state)
         publish(.tripState(record))
     }
 
+
+    /// Metres ahead of the last fix within which a tunnel counts as entered (the receiver goes blind at its portal).
+    static let tunnelEntryReach = 100.0
+    /// Metres past a tunnel's end that prediction still goes on (the receiver needs a few seconds to fix again).
+    static let tunnelExitReach = 300.0
+    /// Seconds beyond which nothing is predicted, tunnel or not (the longest road tunnels take about 20 minutes).
+    static let tunnelOutageLimit = 1800.0
 
     /// Seconds a resumed journal's last fix may lie after the first fix (receivers disagree by a little).
     static let journalClockTolerance = 300.0
@@ -131,6 +146,7 @@ extension TripCoordinator {
             publishNewInstructions(in: state)
             var record = TripStateRecord(next, time: fix.location.timestamp)
             record.speedAlert = observeSpeed(state: state, fix: fix, time: fix.location.timestamp)
+            record.roadAhead = roadAhead(state)
             publish(.tripState(record))
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
             let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true

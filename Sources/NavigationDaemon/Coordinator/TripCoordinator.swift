@@ -30,6 +30,10 @@ public struct TripCoordinator: Sendable {
         public var deadReckoning: Double
         /// When a speed alert is raised (`[speed_alert]`).
         public var speedAlert: SpeedAlertRules
+        /// Metres ahead within which road objects are listed (`road_ahead.horizon`).
+        public var roadAheadHorizon: Double
+        /// The most road objects listed at once (`road_ahead.max_objects`).
+        public var roadAheadLimit: Int
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -42,6 +46,8 @@ public struct TripCoordinator: Sendable {
             watchdogTimeout = config.gnss.watchdogTimeout
             deadReckoning = config.gnss.deadReckoning
             speedAlert = config.speedAlert
+            roadAheadHorizon = config.roadAhead.horizon
+            roadAheadLimit = config.roadAhead.maxObjects
         }
     }
 
@@ -95,10 +101,15 @@ public struct TripCoordinator: Sendable {
     struct Trip: Sendable {
         var routeId: String
         var controller: NavigationController {
-            didSet { limits = RouteLimits(route: controller.route, index: controller.index) }
+            didSet {
+                limits = RouteLimits(route: controller.route, index: controller.index)
+                objects = RouteObjects(route: controller.route, index: controller.index)
+            }
         }
         /// The route's posted limits, for the slow-down warning; made anew with each route.
         private(set) var limits: RouteLimits
+        /// The route's road objects (tunnels, tolls, ferries, ...), for `roadAhead` and dead reckoning in tunnels.
+        private(set) var objects: RouteObjects
         var state: TripState
         /// The destinations as the client asked for them (origin excluded).
         var requested: [Waypoint]
@@ -118,6 +129,7 @@ public struct TripCoordinator: Sendable {
             self.routeId = routeId
             self.controller = controller
             limits = RouteLimits(route: controller.route, index: controller.index)
+            objects = RouteObjects(route: controller.route, index: controller.index)
             self.state = state
             self.requested = requested
             self.passedBeforeRoute = passedBeforeRoute

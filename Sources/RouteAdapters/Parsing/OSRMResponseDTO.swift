@@ -213,6 +213,8 @@ struct OSRMLegDTO {
     var annotation: [String: [JSONValue]]
     var incidents: [OSRMIncidentDTO]?
     var viaWaypoints: [OSRMViaWaypointDTO]?
+    /// The countries the leg crosses (ISO 3166-1 codes), indexed by the intersections' `admin_index`.
+    var admins: [String]?
 
     init(_ f: JSONFields) throws(RouteParseError) {
         distance = try f.double("distance", in: PhysicalRange.routeDistance)
@@ -226,6 +228,10 @@ struct OSRMLegDTO {
         }
         incidents = try f.objects("incidents", OSRMIncidentDTO.init)
         viaWaypoints = try f.objects("via_waypoints", OSRMViaWaypointDTO.init)
+        admins = try f.objects("admins") { (a: JSONFields) throws(RouteParseError) -> String in
+            if let code = try a.string("iso_3166_1") { return code }
+            return try a.string("iso_3166_1_alpha3") ?? ""
+        }
     }
 }
 
@@ -287,9 +293,27 @@ struct OSRMLaneDTO {
 
 struct OSRMIntersectionDTO {
     var lanes: [OSRMLaneDTO]?
+    /// `[lon, lat]`.
+    var location: [Double]?
+    var classes: [String]?
+    var tunnelName: String?
+    var tollCollection: String?
+    var restStopType: String?
+    var restStopName: String?
+    /// Index into the leg's `admins`.
+    var adminIndex: Int?
 
     init(_ f: JSONFields) throws(RouteParseError) {
         lanes = try f.objects("lanes", OSRMLaneDTO.init)
+        location = try f.doubles("location")
+        classes = try f.strings("classes")
+        tunnelName = try f.string("tunnel_name")
+        tollCollection = try f.object("toll_collection").flatMap { (t: JSONFields) throws(RouteParseError) in try t.string("type") }
+        if let stop = try f.object("rest_stop") {
+            restStopType = try stop.string("type")
+            restStopName = try stop.string("name")
+        }
+        adminIndex = try f.int("admin_index", in: 0...10_000)
     }
 }
 

@@ -156,6 +156,7 @@ public struct OSRMResponseParser: RouteResponseParser {
         // First pass: geometry, annotations, incidents, the step's own instruction.
         var legSegmentOffset = 0
         var previousLeg = -1
+        var lastFeature: RoadFeature?
         for (index, raw) in rawSteps.enumerated() {
             if raw.legIndex != previousLeg {
                 legSegmentOffset = 0
@@ -181,6 +182,7 @@ public struct OSRMResponseParser: RouteResponseParser {
             let segmentCount = max(0, geometry.count - 1)
             let annotations = Self.annotations(leg.annotation, offset: legSegmentOffset, count: segmentCount)
             let incidents = Self.incidents(leg.incidents ?? [], offset: legSegmentOffset, pointCount: geometry.count)
+            let features = Self.features(raw.dto.intersections ?? [], admins: leg.admins ?? [], last: &lastFeature)
             legSegmentOffset += segmentCount
 
             let type = ManeuverType(name: maneuverDTO.type ?? "turn")
@@ -207,7 +209,7 @@ public struct OSRMResponseParser: RouteResponseParser {
                         bearingBefore: maneuverDTO.bearingBefore, bearingAfter: maneuverDTO.bearingAfter),
                     drivingSide: raw.dto.drivingSide.flatMap(DrivingSide.init(rawValue:)),
                     roundaboutExitNumber: type.entersRoundabout ? maneuverDTO.exit : nil,
-                    annotations: annotations, incidents: incidents, legIndex: raw.legIndex))
+                    annotations: annotations, incidents: incidents, features: features, legIndex: raw.legIndex))
         }
 
         // Second pass: banners and voice, from the server or planned here.
@@ -315,6 +317,34 @@ public struct OSRMResponseParser: RouteResponseParser {
     }
 
     /// Incidents overlapping a step, with their geometry indices made relative to the step.
+    /// The step's road features where something changes (``RoadFeature``): an intersection is kept when its
+    /// classes, tunnel name or country differ from the last one kept on the route (`last`, carried from step to
+    /// step), or when it has a toll booth or a rest stop. Classes navd does not know and locations off the globe are
+    /// dropped, not errors: a route is still a route without them.
+    static func features(_ intersections: [OSRMIntersectionDTO], admins: [String], last: inout RoadFeature?) -> [RoadFeature] {
+        var kept: [RoadFeature] = []
+        for intersection in intersections {
+            guard let l = intersection.location, l.count >= 2 else { continue }
+            let location = GeographicCoordinate(latitude: l[1], longitude: l[0])
+            guard location.isValid else { continue }
+            var classes: [String] = []
+            for name in intersection.classes ?? [] where RoadFeature.knownClasses.contains(name) && !classes.contains(name) { classes.append(name) }
+            let country = intersection.adminIndex.flatMap { $0 < admins.count ? admins[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
+            let restStop = intersection.restStopType.map { RoadFeature.RestStop(type: $0, name: intersection.restStopName.flatMap { $0.isEmpty ? nil : $0 }) }
+            let feature = RoadFeature(
+                location: location, classes: classes, tunnelName: classes.contains("tunnel") ? intersection.tunnelName.flatMap { $0.isEmpty ? nil : $0 } : nil,
+                tollCollection: intersection.tollCollection, restStop: restStop, country: country ?? last?.country)
+            let changed =
+                last.map { $0.classes != classes || $0.tunnelName != feature.tunnelName || $0.country != feature.country }
+                ?? (!classes.isEmpty || country != nil)
+            if changed || feature.tollCollection != nil || restStop != nil {
+                kept.append(feature)
+                last = feature
+            }
+        }
+        return kept
+    }
+
     static func incidents(_ dtos: [OSRMIncidentDTO], offset: Int, pointCount: Int) -> [Incident] {
         let lastPoint = offset + max(0, pointCount - 1)
         return dtos.compactMap { dto in

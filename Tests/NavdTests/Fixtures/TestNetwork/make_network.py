@@ -17,7 +17,9 @@ so that the tests measure the same geometry the engines route on. The network (r
   - a roundabout at the motorway's north end with four arms (the motorway, Pohjoistie, Länsitie, Itätie; Itätie
     leads to Rinnakkaistie);
   - Koulutie, a two-way secondary road east from Sivukatu's south end, posted 60 km/h, then 40 km/h for 500 m
-    past a school, then 60 km/h again (speed alerts).
+    past a school, then 60 km/h again (speed alerts);
+  - Tunnelitie, its continuation east through Kalliotunneli (a 1500 m tunnel), then Satamatie south: a toll road
+    (Maksutie) with a toll booth, then a ferry to Saarentie (road objects ahead).
 
 The script is deterministic: the same bytes each run. scripts/setup rebuilds the engines' data when it changes.
 """
@@ -70,6 +72,7 @@ class Network:
     def __init__(self):
         self.nodes = {}      # rounded (x, y) -> id: ways that pass the same point share the node (a junction)
         self.ways = []
+        self.node_tags = {}  # id -> tags (a toll booth)
 
     def node(self, point):
         key = (round(point[0], 2), round(point[1], 2))
@@ -84,7 +87,13 @@ class Network:
         lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="navd make_network.py">']
         for (x, y), node_id in sorted(self.nodes.items(), key=lambda item: item[1]):
             lat, lon = to_geo(x, y)
-            lines.append(f'  <node id="{node_id}" version="1" timestamp="2026-01-01T00:00:00Z" lat="{lat}" lon="{lon}"/>')
+            tags = self.node_tags.get(node_id)
+            if not tags:
+                lines.append(f'  <node id="{node_id}" version="1" timestamp="2026-01-01T00:00:00Z" lat="{lat}" lon="{lon}"/>')
+                continue
+            lines.append(f'  <node id="{node_id}" version="1" timestamp="2026-01-01T00:00:00Z" lat="{lat}" lon="{lon}">')
+            lines += [f'    <tag k="{k}" v="{v}"/>' for k, v in sorted(tags.items())]
+            lines.append('  </node>')
         for index, (refs, tags) in enumerate(self.ways, start=1):
             lines.append(f'  <way id="{index}" version="1" timestamp="2026-01-01T00:00:00Z">')
             lines += [f'    <nd ref="{ref}"/>' for ref in refs]
@@ -165,6 +174,24 @@ def build():
         net.way(densify([a, b]), highway="secondary", name="Koulutie", maxspeed=limit)
     places.update(koulutieWest=(-100.0, koulutie_y), koulutieEast=(1350.0, koulutie_y))
     facts["schoolZone"] = dict(start=to_geo(zone_start, koulutie_y), end=to_geo(zone_end, koulutie_y), limit=40, around=60)
+
+    # Tunnelitie through Kalliotunneli, Satamatie, the toll road Maksutie with its booth, the ferry.
+    tunnel_west, tunnel_east, satama = (1700.0, koulutie_y), (3200.0, koulutie_y), (3300.0, koulutie_y)
+    net.way(densify([koulutie[-1], tunnel_west]), highway="secondary", name="Tunnelitie", maxspeed="60")
+    net.way(densify([tunnel_west, tunnel_east]), highway="secondary", name="Tunnelitie", maxspeed="60", tunnel="yes", layer="-1",
+            **{"tunnel_name": "Kalliotunneli"})
+    net.way(densify([tunnel_east, satama]), highway="secondary", name="Tunnelitie", maxspeed="60")
+    toll_start, booth, toll_mid, toll_end = (3300.0, -450.0), (3300.0, -500.0), (3300.0, -700.0), (3300.0, -950.0)
+    net.way(densify([satama, toll_start]), highway="secondary", name="Satamatie", maxspeed="60")
+    net.way(densify([toll_start, booth, toll_mid, toll_end]), highway="secondary", name="Maksutie", maxspeed="60", toll="yes")
+    net.node_tags[net.node(booth)] = {"barrier": "toll_booth"}
+    pier, island = (3300.0, -1750.0), (3300.0, -1950.0)
+    net.way(densify([toll_end, pier], 200.0), route="ferry", name="Saarilautta", motor_vehicle="yes", duration="00:10")
+    net.way(densify([pier, island]), highway="secondary", name="Saarentie", maxspeed="40")
+    places.update(tunnelitieWest=(1450.0, koulutie_y), satamatie=(satama[0], -350.0), saarentie=(3300.0, -1900.0))
+    facts["tunnel"] = dict(name="Kalliotunneli", start=to_geo(*tunnel_west), end=to_geo(*tunnel_east), length=1500.0)
+    facts["toll"] = dict(start=to_geo(*toll_start), end=to_geo(*toll_end), booth=to_geo(*booth))
+    facts["ferry"] = dict(start=to_geo(*toll_end), end=to_geo(*pier))
 
     # Where the drives start and end (their true paths are built by the tests: the roads up to where the driver
     # goes wrong, then the engine's own route).

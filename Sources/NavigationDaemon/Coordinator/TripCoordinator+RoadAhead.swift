@@ -35,3 +35,12 @@ extension TripCoordinator {
         return alert.limit != nil || alert.level != .none || alert.lowerLimitAhead != nil ? alert : nil
     }
 }
+
+extension TripCoordinator {
+    /// The road objects ahead of `state` within `road_ahead.horizon` (nearest first), for `trip_state.roadAhead`.
+    /// Measured from the snapped progress; while approaching the route, from its start.
+    func roadAhead(_ state: NavigatingState) -> [RoadObjectAhead] {
+        guard let current = trip else { return [] }
+        return current.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
+    }
+}
