@@ -133,11 +133,11 @@ struct NetworkDriveRun {
     /// the recording is complete.
     static func drive(
         _ network: TestNetwork, engine: TestNetwork.Engine, samples: [FieldTrack.Sample], to destination: GeographicCoordinate,
-        epochsPerSecond: Double, recordingDirectory: String? = nil
+        epochsPerSecond: Double, recordingDirectory: String? = nil, navigate: Bool = true, url: String? = nil
     ) throws -> NetworkDriveRun {
         let pty = try PtyPair()
         let recording = recordingDirectory.map { "[recording]\nenabled = true\ndirectory = \"\($0)\"" } ?? ""
-        let navd = try NavdInstance.serial(device: pty.devicePath, engine: engine.rawValue, url: network.url(engine), extra: recording)
+        let navd = try NavdInstance.serial(device: pty.devicePath, engine: engine.rawValue, url: url ?? network.url(engine), extra: recording)
         let process = try navd.start()
         let client = try navd.connect()
         func write(_ sample: FieldTrack.Sample) { pty.write(NMEAWriter.sentences(for: sample.fix).map { $0 + "\r\n" }.joined()) }
@@ -149,16 +149,22 @@ struct NetworkDriveRun {
             client.drain(for: 0.2)
         }
         #expect(client.received.contains { $0.type == "trip_state" }, "no fix reached navd:\n\(navd.log.suffix(2000))")
-        let navigate = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(destination.latitude),"lon":\#(destination.longitude)}]}"#
-        let reply = client.command(navigate, id: "go")
-        #expect(reply?.type == "reply", "navigate: \(String(describing: reply))")
-        #expect(client.waitFor(timeout: 10) { $0.type == "route" } != nil, "no first route:\n\(navd.log.suffix(2000))")
+        if navigate {
+            let command = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(destination.latitude),"lon":\#(destination.longitude)}]}"#
+            let reply = client.command(command, id: "go")
+            #expect(reply?.type == "reply", "navigate: \(String(describing: reply))")
+            #expect(client.waitFor(timeout: 10) { $0.type == "route" } != nil, "no first route:\n\(navd.log.suffix(2000))")
+        }
         for sample in samples[next...] {
             write(sample)
             client.drain(for: 1 / epochsPerSecond)
         }
-        if !client.received.contains(where: { $0.type == "arrived" }) { _ = client.waitFor(timeout: 10) { $0.type == "arrived" } }
-        _ = client.waitFor(timeout: 3) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        if navigate {
+            if !client.received.contains(where: { $0.type == "arrived" }) { _ = client.waitFor(timeout: 10) { $0.type == "arrived" } }
+            _ = client.waitFor(timeout: 3) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        } else {
+            client.drain(for: 0.5)
+        }
         if recordingDirectory != nil {
             process.stop(signal: SIGTERM)
             #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")

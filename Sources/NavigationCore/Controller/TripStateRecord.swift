@@ -37,6 +37,11 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     public struct SpeedLimit: Hashable, Sendable, Codable {
         public var value: Double
         public var unit: String
+
+        public init(value: Double, unit: String) {
+            self.value = value
+            self.unit = unit
+        }
     }
 
     /// `idle`, `navigating` or `complete`.
@@ -58,6 +63,18 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     /// The speed alert where a limit is known or an alert or slow-down warning is on (set by the daemon, which
     /// decides it over fixes); absent otherwise.
     public var speedAlert: SpeedAlert?
+    /// Without a trip: what matching the last fixes to the road network says (`status`: `waiting`, `matched`,
+    /// `unavailable`; `detail` why it is unavailable). Set by the daemon; absent while free drive is off.
+    public var freeDrive: FreeDrive?
+    public struct FreeDrive: Hashable, Sendable, Codable {
+        public var status: String
+        public var detail: String?
+
+        public init(status: String, detail: String? = nil) {
+            self.status = status
+            self.detail = detail
+        }
+    }
     /// While navigating: the road objects ahead within the horizon, nearest first (set by the daemon; empty when
     /// there are none or the engine said nothing of them).
     public var roadAhead: [RoadObjectAhead]?

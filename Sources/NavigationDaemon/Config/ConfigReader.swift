@@ -18,7 +18,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead", "free_drive"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -34,6 +34,16 @@ struct ConfigReader {
             reportUnknown(table, known: ["horizon", "max_objects"], prefix: "road_ahead.")
             number(table, "horizon", section: "road_ahead", range: 0...1_000_000, into: &config.roadAhead.horizon)
             integer(table, "max_objects", section: "road_ahead", range: 0...100, into: &config.roadAhead.maxObjects)
+        }
+        if let table = section(top["free_drive"], "free_drive") {
+            reportUnknown(table, known: ["enabled", "interval", "window", "minimum_movement", "max_age"], prefix: "free_drive.")
+            if let value = table["enabled"] {
+                if let flag = value.boolValue { config.freeDrive.enabled = flag } else { fail("free_drive.enabled", "must be true or false") }
+            }
+            number(table, "interval", section: "free_drive", range: 1...3600, into: &config.freeDrive.interval)
+            number(table, "window", section: "free_drive", range: 50...5000, into: &config.freeDrive.window)
+            number(table, "minimum_movement", section: "free_drive", range: 0...10_000, into: &config.freeDrive.minimumMovement)
+            number(table, "max_age", section: "free_drive", range: 1...3600, into: &config.freeDrive.maximumAge)
         }
         return config
     }

@@ -17,6 +17,8 @@ public struct NavdConfig: Sendable {
     /// When a speed alert is raised (`[speed_alert]`).
     public var speedAlert = SpeedAlertRules()
     public var roadAhead = RoadAhead()
+    /// Matching the vehicle to the road network without a trip (`[free_drive]`).
+    public var freeDrive = FreeDriveRules()
 
     /// What `trip_state.roadAhead` lists (`[road_ahead]`).
     public struct RoadAhead: Sendable, Equatable {

@@ -90,6 +90,7 @@ extension TripCoordinator {
 
     /// The service reports the end of a session: its result, and which engines answered or gave up.
     public mutating func calculationFinished(session: Int, _ outcome: RouteCalculationRunner.Outcome, now: Date) {
+        if session == freeDriveSession { return freeDriveMatched(outcome) }
         guard let calculation = calculations.removeValue(forKey: session) else { return }
         let attempts = outcome.attempts
         var event = RouteCalculationEvent(session: session, purpose: calculation.purpose, status: .failed)
@@ -144,6 +145,7 @@ extension TripCoordinator {
 
     /// Replaces any trip with a new one on `controller`'s route.
     mutating func startTrip(_ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: RouteEvent.Reason, session: Int?, now: Date) {
+        abandonFreeDrive()
         if trip != nil {
             retractInstructions(reason: .newRoute)
             trip = nil

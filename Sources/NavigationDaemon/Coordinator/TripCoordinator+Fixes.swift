@@ -40,9 +40,7 @@ extension TripCoordinator {
             endTrip(reason: "journal too old")
         }
         guard var current = trip else {
-            var record = TripStateRecord.idle(at: fix)
-            record.speedAlert = observeSpeed(state: nil, fix: fix, time: fix.location.timestamp)
-            publish(.tripState(record))
+            publish(.tripState(freeDriveState(fix)))
             return
         }
         let previous = current.state

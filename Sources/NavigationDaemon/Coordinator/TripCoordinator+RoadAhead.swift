@@ -3,6 +3,7 @@ import LocationSources
 import NavigationCore
 import NavigationProtocol
 import RoadAhead
+import RouteAdapters
 
 extension TripCoordinator {
     /// Feeds the speed alert with one state and publishes a `speed_alert` event when the alert changed. Returns
@@ -10,12 +11,12 @@ extension TripCoordinator {
     ///
     /// - `fix`: the real fix the state was made from; nil for a state predicted through an outage, which has no
     ///   speed the receiver vouches for (no alert then).
-    /// - `state`: the navigating state; nil without a trip (no limit known: free drive has none yet).
+    /// - `state`: the navigating state; nil without a trip, where the limit is free drive's (`freeDriveLimit`).
     /// The limit is the one in force at the snapped position while the vehicle is on the route; off it, leaving it
     /// or approaching it, the route's limit is not the road's.
-    mutating func observeSpeed(state: NavigatingState?, fix: GNSSFix?, time: Date) -> SpeedAlert? {
+    mutating func observeSpeed(state: NavigatingState?, fix: GNSSFix?, time: Date, freeDriveLimit: (value: Double, unit: SpeedUnit)? = nil) -> SpeedAlert? {
         let speed = state?.predicted == true ? nil : fix?.location.speed?.metersPerSecond
-        var limit: (value: Double, unit: SpeedUnit)?
+        var limit = state == nil ? freeDriveLimit : nil
         var ahead: (value: Double, unit: SpeedUnit, distance: Double)?
         if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, let current = trip {
             limit = (value, unit)
@@ -42,5 +43,70 @@ extension TripCoordinator {
     func roadAhead(_ state: NavigatingState) -> [RoadObjectAhead] {
         guard let current = trip else { return [] }
         return current.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
+    }
+}
+
+extension TripCoordinator {
+    /// The idle `trip_state` for a fix without a trip: the raw position, and what free drive knows of the road
+    /// (name, limit, speed alert, the stretches the vehicle is in) from a match no older than `free_drive.max_age`.
+    /// Asks for the next match when one is due; a match in flight or a failed one never delays the fix.
+    mutating func freeDriveState(_ fix: GNSSFix) -> TripStateRecord {
+        var record = TripStateRecord.idle(at: fix)
+        let time = fix.location.timestamp
+        if let trace = freeDrive.observe(fix.location) { requestFreeDriveMatch(trace) }
+        let match = freeDrive.current(at: time)
+        if freeDrive.rules.enabled {
+            let status = freeDrive.status(at: time)
+            record.freeDrive = TripStateRecord.FreeDrive(status: status.rawValue, detail: status == .unavailable ? freeDrive.failure : nil)
+        }
+        if let match {
+            record.roadName = match.roadName
+            record.speedLimit = match.limit.map { TripStateRecord.SpeedLimit(value: $0.value, unit: $0.unit.rawValue) }
+            record.roadAhead = match.roadAhead
+        }
+        record.speedAlert = observeSpeed(state: nil, fix: fix, time: time, freeDriveLimit: match?.limit)
+        return record
+    }
+
+    /// The first free-drive request's session number.
+    static let freeDriveSessionBase = 1_000_000_000
+
+    /// Most points sent in one free-drive match: a stock OSRM `/match` takes 100, and a window of a few hundred
+    /// metres needs far fewer to pin the road.
+    static let freeDriveTracePoints = 50
+
+    private mutating func requestFreeDriveMatch(_ fixes: [UserLocation]) {
+        let step = max(1, (fixes.count + Self.freeDriveTracePoints - 1) / Self.freeDriveTracePoints)
+        // Every `step`-th fix counted back from the newest (which is where the vehicle is), and the oldest.
+        var picked = Array(stride(from: fixes.count - 1, through: 0, by: -step).map { fixes[$0] }.reversed())
+        if picked.first?.timestamp != fixes.first?.timestamp { picked.insert(fixes[0], at: 0) }
+        let trace = picked.map {
+            TracePoint(coordinate: $0.coordinate, timestamp: $0.timestamp, radius: max(5, 2.5 * $0.horizontalAccuracy))
+        }
+        // Its own numbers, far above any calculation session's: the sessions clients see keep their numbering, and
+        // a recording made without free drive replays with its sessions where they were.
+        let session = Self.freeDriveSessionBase + nextFreeDriveRequest
+        nextFreeDriveRequest += 1
+        freeDriveSession = session
+        effects.append(.startCalculation(session: session, request: .match(trace)))
+    }
+
+    /// The engine's answer to the free-drive match.
+    mutating func freeDriveMatched(_ outcome: RouteCalculationRunner.Outcome) {
+        freeDriveSession = nil
+        switch outcome.result {
+        case .success(let routes):
+            freeDrive.matched(routes.first, failure: nil)
+        case .failure(let error):
+            if freeDrive.failure == nil { log(.notice, "free drive: matching failed: \(error)") }
+            freeDrive.matched(nil, failure: "\(error)")
+        }
+    }
+
+    /// A trip begins: the match in flight is not needed any more.
+    mutating func abandonFreeDrive() {
+        if let session = freeDriveSession { effects.append(.cancelCalculation(session: session)) }
+        freeDriveSession = nil
+        freeDrive.abandon()
     }
 }

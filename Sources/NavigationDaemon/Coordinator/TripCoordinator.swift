@@ -34,6 +34,8 @@ public struct TripCoordinator: Sendable {
         public var roadAheadHorizon: Double
         /// The most road objects listed at once (`road_ahead.max_objects`).
         public var roadAheadLimit: Int
+        /// Matching without a trip (`[free_drive]`).
+        public var freeDrive: FreeDriveRules
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -48,6 +50,7 @@ public struct TripCoordinator: Sendable {
             speedAlert = config.speedAlert
             roadAheadHorizon = config.roadAhead.horizon
             roadAheadLimit = config.roadAhead.maxObjects
+            freeDrive = config.freeDrive
         }
     }
 
@@ -162,6 +165,12 @@ public struct TripCoordinator: Sendable {
     var lastRerouteDecision: String?
     /// The speed alert, decided fix by fix with or without a trip.
     var speedAlerts: SpeedAlertTracker
+    /// Free drive: the road the vehicle is on without a trip, from matching its last fixes.
+    var freeDrive: FreeDriveTracker
+    /// The session of the free-drive match in flight (not a calculation session clients see).
+    var freeDriveSession: Int?
+    /// How many free-drive matches were asked for (their session numbers follow ``freeDriveSessionBase``).
+    var nextFreeDriveRequest = 0
     /// Seconds a reroute answer is expected to take (smoothed from measurements): the request starts from where
     /// the vehicle will be by then.
     public internal(set) var expectedRerouteLatency = 1.5
@@ -174,6 +183,7 @@ public struct TripCoordinator: Sendable {
         self.idPrefix = idPrefix
         gate = RerouteGate(settings: settings.reroute)
         speedAlerts = SpeedAlertTracker(rules: settings.speedAlert)
+        freeDrive = FreeDriveTracker(rules: settings.freeDrive)
         if let resume { restore(resume, confirmAgeOnFirstFix: confirmAgeOnFirstFix) }
     }
 
@@ -188,6 +198,7 @@ public struct TripCoordinator: Sendable {
         self.settings = settings
         gate.settings = settings.reroute
         speedAlerts.rules = settings.speedAlert
+        freeDrive.rules = settings.freeDrive
     }
 
     public var activeRouteId: String? { trip?.routeId }
