@@ -126,3 +126,66 @@ public struct FreeDriveTracker: Sendable {
         return current(at: time) != nil ? .matched : .waiting
     }
 }
+
+extension FreeDriveTracker {
+    /// What the tracker remembers between fixes, for a recording that starts mid-run (its replay starts from it).
+    /// Times as seconds since 2001-01-01 UTC; the trace as `[lat, lon, time, accuracy]`.
+    public struct Memory: Codable, Sendable, Equatable {
+        public var trace: [[Double]]
+        public var inFlight: Bool
+        public var failure: String?
+        public var lastRequest: [Double]?
+        public var match: MatchMemory?
+    }
+
+    public struct MatchMemory: Codable, Sendable, Equatable {
+        public var roadName: String?
+        public var limit: Double?
+        public var unit: String?
+        public var roadAhead: [RoadObjectAhead]
+        public var matchedAt: Double
+    }
+
+    public var memory: Memory {
+        Memory(
+            trace: trace.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.timestamp.timeIntervalSinceReferenceDate, $0.horizontalAccuracy] },
+            inFlight: inFlight, failure: failure,
+            lastRequest: lastRequest.map { [$0.time.timeIntervalSinceReferenceDate, $0.coordinate.latitude, $0.coordinate.longitude] },
+            match: match.map {
+                MatchMemory(
+                    roadName: $0.roadName, limit: $0.limit?.value, unit: $0.limit?.unit.rawValue, roadAhead: $0.roadAhead,
+                    matchedAt: $0.matchedAt.timeIntervalSinceReferenceDate)
+            })
+    }
+
+    /// A tracker that remembers `memory` (a replay's start). Entries that do not fit are left out.
+    public init(rules: FreeDriveRules, memory: Memory) {
+        self.init(rules: rules)
+        trace = memory.trace.compactMap { v in
+            guard v.count == 4 else { return nil }
+            return UserLocation(
+                coordinate: GeographicCoordinate(latitude: v[0], longitude: v[1]), horizontalAccuracy: v[3],
+                timestamp: Date(timeIntervalSinceReferenceDate: v[2]))
+        }
+        inFlight = memory.inFlight
+        failure = memory.failure
+        if let r = memory.lastRequest, r.count == 3 {
+            lastRequest = (Date(timeIntervalSinceReferenceDate: r[0]), GeographicCoordinate(latitude: r[1], longitude: r[2]))
+        }
+        match = memory.match.map { saved in
+            var limit: (value: Double, unit: SpeedUnit)?
+            if let value = saved.limit, let unit = saved.unit.flatMap(SpeedUnit.init(rawValue:)) { limit = (value, unit) }
+            return FreeDriveMatch(
+                roadName: saved.roadName, limit: limit, roadAhead: saved.roadAhead, matchedAt: Date(timeIntervalSinceReferenceDate: saved.matchedAt))
+        }
+    }
+}
+
+extension FreeDriveMatch {
+    init(roadName: String?, limit: (value: Double, unit: SpeedUnit)?, roadAhead: [RoadObjectAhead], matchedAt: Date) {
+        self.roadName = roadName
+        self.limit = limit
+        self.roadAhead = roadAhead
+        self.matchedAt = matchedAt
+    }
+}

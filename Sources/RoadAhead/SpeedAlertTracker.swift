@@ -96,3 +96,25 @@ public struct SpeedAlertTracker: Sendable {
     /// Tenths are plenty for a speed shown to a driver.
     static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 }
+
+extension SpeedAlertTracker {
+    /// What the tracker remembers between fixes, for a recording that starts mid-run (its replay starts from it).
+    /// Times as seconds since 2001-01-01 UTC.
+    public struct Memory: Codable, Sendable, Equatable {
+        public var alert: SpeedAlert
+        public var minorSince: Double?
+        public var majorSince: Double?
+    }
+
+    public var memory: Memory {
+        Memory(alert: alert, minorSince: minorSince?.timeIntervalSinceReferenceDate, majorSince: majorSince?.timeIntervalSinceReferenceDate)
+    }
+
+    /// A tracker that remembers `memory` (a replay's start).
+    public init(rules: SpeedAlertRules, memory: Memory) {
+        self.init(rules: rules)
+        alert = memory.alert
+        minorSince = memory.minorSince.map(Date.init(timeIntervalSinceReferenceDate:))
+        majorSince = memory.majorSince.map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+}

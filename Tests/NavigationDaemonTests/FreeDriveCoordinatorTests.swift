@@ -35,6 +35,41 @@ import Testing
         #expect(Self.matchRequests(harness.effects).count == 2)
     }
 
+    /// A recording started mid-run: its seed carries free drive's match and request in flight and the speed
+    /// alert's memory, so a coordinator made from the seed (a replay) says what navd says on the next fixes.
+    @Test func aRecordingsSeedCarriesFreeDriveAndTheSpeedAlert() throws {
+        var route = try CoordinatorHarness.route()
+        for s in route.steps.indices {
+            route.steps[s].annotations = route.steps[s].annotations.isEmpty
+                ? (0..<max(0, route.steps[s].geometry.count - 1)).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 20, "unit": "km/h"]]) }
+                : route.steps[s].annotations.map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 20, "unit": "km/h"]]) }
+        }
+        // 10 m/s is 36 km/h: a minor alert on a 20 km/h road (over 30, under 40) once the match says so.
+        let fixes = CoordinatorHarness.fixes(along: route)
+        var harness = CoordinatorHarness()
+        _ = harness.feed(fixes[0..<5])
+        let first = try #require(Self.matchRequests(harness.effects).first)
+        harness.coordinator.calculationFinished(session: first, result: .success([route]), attempts: 1, now: harness.now)
+        _ = harness.feed(fixes[5..<16])
+        let inFlight = try #require(Self.matchRequests(harness.effects).last)
+        #expect(inFlight != first)
+        #expect(harness.effects.events(.tripState).last?["speedAlert"]?["level"]?.stringValue == "minor")
+        let seed = try RecordingSeed(json: harness.coordinator.recordingSeed(seq: 1, now: harness.now).json)
+        var replay = CoordinatorHarness()
+        replay.coordinator = TripCoordinator(settings: TripCoordinator.Settings(config: NavdConfig()), seed: seed)
+        replay.now = harness.now
+        for coordinator in [0, 1] {
+            var h = coordinator == 0 ? harness : replay
+            h.coordinator.calculationFinished(session: inFlight, result: .success([route]), attempts: 1, now: h.now)
+            _ = h.take()
+            if coordinator == 0 { harness = h } else { replay = h }
+        }
+        let live = harness.feed(fixes[16..<20]).compactMap(\.event).map { "\($0.type) \($0.fields)" }
+        let replayed = replay.feed(fixes[16..<20]).compactMap(\.event).map { "\($0.type) \($0.fields)" }
+        #expect(live == replayed)
+        #expect(live.contains { $0.contains("matched") })
+    }
+
     @Test func aFailedMatchIsSaidAndAStartingTripDropsTheOneInFlight() throws {
         let route = try CoordinatorHarness.route()
         let fixes = CoordinatorHarness.fixes(along: route)

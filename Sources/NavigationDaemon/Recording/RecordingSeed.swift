@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import NavigationCore
 import NavigationProtocol
+import RoadAhead
 
 /// What a replay needs of the navigation loop's state when a recording starts: the coordinator's counters, its
 /// last fix and GNSS health, the trip (as the journal would save it) and the event sequence number. At navd's
@@ -22,6 +23,9 @@ public struct RecordingSeed: Sendable, Equatable {
     public var trip: TripJournalRecord?
     /// The trip came from a journal of an earlier boot and waits for its first fix to confirm its age.
     public var confirmTripAgeOnFirstFix: Bool
+    /// What the speed alert and free drive remember (``TripCoordinator/roadAheadMemory``): an alert on, a free-drive
+    /// match or a request in flight when the recording starts. Absent in recordings made before them.
+    public var roadAhead: JSONValue?
 
     public var json: JSONValue {
         var object: [String: JSONValue] = [
@@ -32,6 +36,7 @@ public struct RecordingSeed: Sendable, Equatable {
             "confirmTripAgeOnFirstFix": .bool(confirmTripAgeOnFirstFix),
             "trip": trip.map { JSONLine.value($0) } ?? .null,
         ]
+        if let roadAhead { object["roadAhead"] = roadAhead }
         if let fix = lastFix {
             object["lastFix"] = RecordingCodec.location(fix.location)
             object["lastFixQuality"] = RecordingCodec.quality(fix.quality)
@@ -64,6 +69,7 @@ public struct RecordingSeed: Sendable, Equatable {
         expectedRerouteLatency = CheckedNumber.measure(json["expectedRerouteLatency"], in: PhysicalRange.recordedDuration) ?? 1.5
         sourceFinished = json["sourceFinished"]?.boolValue ?? false
         confirmTripAgeOnFirstFix = json["confirmTripAgeOnFirstFix"]?.boolValue ?? false
+        roadAhead = json["roadAhead"]
         if let trip = json["trip"], trip != .null {
             do {
                 self.trip = try TripJournal.record(from: Data(JSONLine.serialize(trip.objectValue ?? [:])))
@@ -75,8 +81,10 @@ public struct RecordingSeed: Sendable, Equatable {
 
     init(
         idPrefix: String, seq: UInt64, nextRoute: Int, nextSession: Int, generation: Int, lastFix: GNSSFix?, lastFixAt: Date?,
-        gnssHealth: GNSSHealth, expectedRerouteLatency: Double, sourceFinished: Bool, trip: TripJournalRecord?, confirmTripAgeOnFirstFix: Bool
+        gnssHealth: GNSSHealth, expectedRerouteLatency: Double, sourceFinished: Bool, trip: TripJournalRecord?, confirmTripAgeOnFirstFix: Bool,
+        roadAhead: JSONValue? = nil
     ) {
+        self.roadAhead = roadAhead
         self.idPrefix = idPrefix
         self.seq = seq
         self.nextRoute = nextRoute
@@ -98,7 +106,19 @@ extension TripCoordinator {
         RecordingSeed(
             idPrefix: idPrefix, seq: seq, nextRoute: nextRoute, nextSession: nextSession, generation: generation, lastFix: lastFix,
             lastFixAt: lastFixAt, gnssHealth: gnssHealth, expectedRerouteLatency: expectedRerouteLatency, sourceFinished: sourceFinished,
-            trip: checkpoint(now: now), confirmTripAgeOnFirstFix: trip?.resumeFrom?.confirmAgeOnFirstFix ?? false)
+            trip: checkpoint(now: now), confirmTripAgeOnFirstFix: trip?.resumeFrom?.confirmAgeOnFirstFix ?? false,
+            roadAhead: roadAheadMemory)
+    }
+
+    /// The speed alert's and free drive's memory, and the free-drive request in flight, as a recording's seed
+    /// carries them.
+    var roadAheadMemory: JSONValue {
+        let encoder = JSONValueEncoder()
+        var object: [String: JSONValue] = ["nextFreeDriveRequest": .number(Double(nextFreeDriveRequest))]
+        object["speedAlert"] = try? encoder.encode(speedAlerts.memory)
+        object["freeDrive"] = try? encoder.encode(freeDrive.memory)
+        if let freeDriveSession { object["freeDriveSession"] = .number(Double(freeDriveSession)) }
+        return .object(object)
     }
 
     /// A coordinator in the state `seed` describes (a replay's start).
@@ -115,5 +135,16 @@ extension TripCoordinator {
         gnssHealth = seed.gnssHealth
         expectedRerouteLatency = seed.expectedRerouteLatency
         sourceFinished = seed.sourceFinished
+        if let memory = seed.roadAhead {
+            let decoder = JSONValueDecoder()
+            if let value = memory["speedAlert"], let alerts = try? decoder.decode(SpeedAlertTracker.Memory.self, from: value) {
+                speedAlerts = SpeedAlertTracker(rules: settings.speedAlert, memory: alerts)
+            }
+            if let value = memory["freeDrive"], let drive = try? decoder.decode(FreeDriveTracker.Memory.self, from: value) {
+                freeDrive = FreeDriveTracker(rules: settings.freeDrive, memory: drive)
+            }
+            freeDriveSession = CheckedNumber.whole(memory["freeDriveSession"], in: PhysicalRange.identifier)
+            nextFreeDriveRequest = CheckedNumber.whole(memory["nextFreeDriveRequest"], in: PhysicalRange.identifier) ?? 0
+        }
     }
 }
