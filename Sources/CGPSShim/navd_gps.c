@@ -69,6 +69,9 @@ int navd_gps_read_message(navd_gps_connection *connection, int timeout_us, navd_
     report->has_fix_data = (data->set & (MODE_SET | LATLON_SET)) != 0;
     report->mode = data->fix.mode;
     report->latlon_set = (data->set & LATLON_SET) != 0;
+    /* STATUS_DR: the receiver's own dead reckoning (NMEA GGA quality 6, mode E); not STATUS_GNSSDR, a GNSS fix
+       the receiver's sensors helped. gpsd sends "status" only when it is not a plain fix. */
+    report->estimated = data->fix.status == STATUS_DR;
     report->latitude = finite_or_nan(data->fix.latitude);
     report->longitude = finite_or_nan(data->fix.longitude);
     report->alt_msl = finite_or_nan(data->fix.altMSL);

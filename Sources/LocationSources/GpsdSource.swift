@@ -127,7 +127,7 @@ public final class GpsdSource: Sendable {
         let hdop = check.measure(r.hdop, in: PhysicalRange.hdop)
         let quality = GNSSQuality(
             mode: mode, satellitesUsed: count(r.satellites_used), satellitesInView: count(r.satellites_visible), hdop: hdop,
-            horizontalAccuracy: eph, altitude: check.measure(r.alt_msl, in: PhysicalRange.altitude))
+            horizontalAccuracy: eph, altitude: check.measure(r.alt_msl, in: PhysicalRange.altitude), estimated: r.estimated != 0)
         let lat = check.measure(r.latitude, in: -90...90)
         let lon = check.measure(r.longitude, in: -180...180)
         let track = check.measure(r.track, in: PhysicalRange.course)

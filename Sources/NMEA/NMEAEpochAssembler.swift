@@ -40,7 +40,8 @@ public struct NMEAStatistics: Hashable, Sendable, Codable {
 /// **Validity**: GGA quality 0 (and 7, manual input; 8, simulation), RMC and GLL status `V`, GSA mode 1 and the
 /// NMEA 2.3/4.1 mode indicator `N` mean no fix: receivers keep repeating their last position with these, and it
 /// is not a fix. Status `V` with a valid mode indicator (`A`, `D`, `P`, `R`, `F`, `E`) is a fix (some NMEA 4.1
-/// receivers report so). The fix mode is GSA's when the epoch has one; otherwise 3D when GGA or GNS give an
+/// receivers report so). A fix the receiver says it estimated (GGA quality 6; mode indicator `E`) is a fix marked
+/// ``GNSSQuality/estimated``: its position and speed come from the receiver's own dead reckoning. The fix mode is GSA's when the epoch has one; otherwise 3D when GGA or GNS give an
 /// altitude with a valid quality, else 2D. A fix stated by RMC, GGA, GNS or GLL supersedes a "no fix" GSA that
 /// came before it in the epoch. A sentence with a field out of its format or physical range (`NMEAFieldRules`),
 /// or without the checksum the receiver's other sentences carry, is dropped and its epoch is no fix.
@@ -84,6 +85,9 @@ public struct NMEAEpochAssembler: Sendable {
         var positionValid = false
         var ggaQuality: Int?
         var gsaMode: Int?
+        /// True when a sentence of this epoch said the receiver estimated the position itself (dead reckoning: GGA
+        /// quality 6, mode indicator `E` in RMC, GLL or VTG, or `E` for every constellation of GNS).
+        var estimated = false
         /// True when a sentence of this epoch was rejected (``NMEAStatistics/rejectedSentences``): no fix.
         var rejected = false
         var hasAltitude = false
@@ -203,6 +207,7 @@ public struct NMEAEpochAssembler: Sendable {
             if let date = NMEAFields.date(s[8]) { setDate(date) }
             let modeIndicator = s[11].first
             let valid = s[1] == "A" ? modeIndicator != "N" : Self.validModeIndicator(modeIndicator)
+            if modeIndicator == "E" { epoch.estimated = true }
             setPosition(lat: NMEAFields.latitude(s[2], s[3]), lon: NMEAFields.longitude(s[4], s[5]), valid: valid)
             if valid {
                 if let knots = NMEAFields.number(s[6]) { epoch.speedKnots = knots }
@@ -212,15 +217,18 @@ public struct NMEAEpochAssembler: Sendable {
             startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
             let quality = NMEAFields.integer(s[5])
             epoch.ggaQuality = quality
+            if quality == 6 { epoch.estimated = true }
             readFixSentence(s, valid: quality.map { (1...6).contains($0) } ?? false)
         case "GNS":
             startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
             // One mode indicator per constellation; any valid one makes a fix.
             readFixSentence(s, valid: s[5].contains { Self.validModeIndicator($0) })
+            if s[5].contains("E"), !s[5].contains(where: { "ADPRF".contains($0) }) { epoch.estimated = true }
         case "GLL":
             startEpochIfNeeded(NMEAFields.timeOfDay(s[4]), into: &readings)
             let modeIndicator = s[6].first
             let valid = s[5] == "A" ? modeIndicator != "N" : Self.validModeIndicator(modeIndicator)
+            if modeIndicator == "E" { epoch.estimated = true }
             setPosition(lat: NMEAFields.latitude(s[0], s[1]), lon: NMEAFields.longitude(s[2], s[3]), valid: valid)
         case "GSA":
             if let mode = NMEAFields.integer(s[1]), (1...3).contains(mode) {
@@ -231,6 +239,7 @@ public struct NMEAEpochAssembler: Sendable {
             if let hdop = NMEAFields.number(s[15]) { epoch.hdop = hdop }
         case "VTG":
             let modeIndicator = s[8].first
+            if modeIndicator == "E" { epoch.estimated = true }
             if modeIndicator != "N" {
                 if let course = NMEAFields.number(s[0]) { epoch.course = course }
                 if let knots = NMEAFields.number(s[4]) {
@@ -392,7 +401,7 @@ public struct NMEAEpochAssembler: Sendable {
             mode: mode, satellitesUsed: epoch.satellitesUsed ?? (epoch.gsaSatellites > 0 ? epoch.gsaSatellites : nil),
             satellitesInView: epoch.satellitesInView, hdop: epoch.hdop,
             averageSignalStrength: epoch.signalCount > 0 ? epoch.signalSum / Double(epoch.signalCount) : nil,
-            horizontalAccuracy: accuracy, altitude: epoch.altitude)
+            horizontalAccuracy: accuracy, altitude: epoch.altitude, estimated: epoch.estimated)
     }
 
     /// The epoch's reading: a fix when it has a valid position, a time and a 2D or 3D mode; else no fix.
@@ -432,6 +441,7 @@ extension NMEAEpochAssembler.Epoch {
     mutating func merge(untimed: Self) {
         guard !untimed.sawTimedSentence else { return }
         rejected = rejected || untimed.rejected
+        estimated = estimated || untimed.estimated
         if let mode = untimed.gsaMode { gsaMode = max(gsaMode ?? 0, mode) }
         gsaSatellites += untimed.gsaSatellites
         speedKnots = speedKnots ?? untimed.speedKnots

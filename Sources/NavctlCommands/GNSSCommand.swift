@@ -166,7 +166,8 @@ struct GNSSCommand: AsyncParsableCommand {
             return "\(time.map(ISO8601Timestamp.format) ?? "--")  no fix\(sats)"
         case .fix(let fix):
             let l = fix.location, q = fix.quality
-            let mode = q.mode == .threeDimensional ? "3D" : "2D"
+            // DR: the receiver estimated the fix itself (its own dead reckoning).
+            let mode = (q.mode == .threeDimensional ? "3D" : "2D") + (q.estimated ? " DR" : "")
             var parts = [
                 ISO8601Timestamp.format(l.timestamp), mode,
                 String(cFormat: "%.6f, %.6f", l.coordinate.latitude, l.coordinate.longitude),
@@ -189,7 +190,7 @@ struct GNSSReadingRecord: Encodable {
 
     init(_ reading: GNSSReading) { self.reading = reading }
 
-    private enum Keys: String, CodingKey { case fix, time, mode, satellitesUsed, satellitesInView, hdop, signal, altitude, age }
+    private enum Keys: String, CodingKey { case fix, time, mode, estimated, satellitesUsed, satellitesInView, hdop, signal, altitude, age }
 
     func encode(to encoder: any Encoder) throws {
         let quality: GNSSQuality
@@ -206,6 +207,7 @@ struct GNSSReadingRecord: Encodable {
             try c.encodeIfPresent(time.map(ISO8601Timestamp.format), forKey: .time)
         }
         try c.encode(quality.mode.rawValue, forKey: .mode)
+        if quality.estimated { try c.encode(true, forKey: .estimated) }
         try c.encodeIfPresent(quality.satellitesUsed, forKey: .satellitesUsed)
         try c.encodeIfPresent(quality.satellitesInView, forKey: .satellitesInView)
         try c.encodeIfPresent(quality.hdop, forKey: .hdop)

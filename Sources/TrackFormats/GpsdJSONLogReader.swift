@@ -39,7 +39,9 @@ public enum GpsdJSONLogReader {
                 let accuracy = check.measure(value["eph"], in: PhysicalRange.accuracy).map(UserLocation.accuracy68(fromConfidence95:))
                 let quality = GNSSQuality(
                     mode: mode, satellitesUsed: satellitesUsed, satellitesInView: satellitesInView, hdop: hdop,
-                    horizontalAccuracy: accuracy, altitude: check.measure(value["altMSL"], in: PhysicalRange.altitude) ?? check.measure(value["alt"], in: PhysicalRange.altitude))
+                    horizontalAccuracy: accuracy, altitude: check.measure(value["altMSL"], in: PhysicalRange.altitude) ?? check.measure(value["alt"], in: PhysicalRange.altitude),
+                    // gpsd's status 5 (STATUS_DR): the receiver dead-reckoned the fix; gpsd omits status on a plain fix.
+                    estimated: CheckedNumber.whole(value["status"], in: 0...99) == 5)
                 let lat = check.measure(value["lat"], in: -90...90)
                 let lon = check.measure(value["lon"], in: -180...180)
                 let track = check.measure(value["track"], in: PhysicalRange.course)

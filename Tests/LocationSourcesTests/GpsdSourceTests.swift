@@ -14,10 +14,11 @@ struct GpsdSourceTests {
 
     /// Every fix gpsd delivers equals the NMEA parser's fix for the same receiver time. (gpsfake paces NMEA at
     /// about one receiver cycle per second whatever its -c, so a handful of fixes keeps the test short.)
-    static func checkSameFixes(_ log: URL, minimum: Int) async throws {
+    @discardableResult
+    static func checkSameFixes(_ log: URL, minimum: Int, cycle: String = "0.01") async throws -> [GNSSFix] {
         let expected = try Fixtures.parsedFixes(log)
         let port = freePort()
-        let fake = try Self.gpsfake(log, port: port)
+        let fake = try Self.gpsfake(log, port: port, cycle: cycle)
         // gpsfake replays the log once, whether or not anyone listens: connect as soon as its gpsd does, not
         // after the source's reconnect backoff (a cold first start of gpsfake can take seconds).
         #expect(waitForTCPListener(port: port, timeout: 30), "gpsfake's gpsd never listened: \(fake.output.suffix(500))")
@@ -37,10 +38,12 @@ struct GpsdSourceTests {
             }
             #expect(abs(fix.location.coordinate.latitude - ours.location.coordinate.latitude) < 1e-7, "\(time)")
             #expect(abs(fix.location.coordinate.longitude - ours.location.coordinate.longitude) < 1e-7, "\(time)")
+            #expect(fix.quality.estimated == ours.quality.estimated, "\(time): estimated by the receiver?")
             compared += 1
         }
         #expect(compared >= minimum)
         #expect(recorder.statuses.contains { $0.hasPrefix("connected to gpsd at 127.0.0.1:\(port)") })
+        return recorder.fixes
     }
 
     @Test func aRealReceiverLogGivesTheParsersFixes() async throws {
@@ -51,6 +54,25 @@ struct GpsdSourceTests {
         let drive = try Fixtures.helsinkiDrive()
         defer { try? FileManager.default.removeItem(at: drive) }
         try await Self.checkSameFixes(drive, minimum: 6)
+    }
+
+    /// A receiver that dead-reckons on its own (GGA quality 6 and RMC mode `E` for five seconds out of ten): gpsd
+    /// reports those fixes with status DR, and the source marks them estimated, as the parser does.
+    @Test func theReceiversOwnDeadReckoningIsMarked() async throws {
+        func sentence(_ body: String) -> String { "$\(body)*\(NMEAWriter.checksum(body))" }
+        var lines: [String] = []
+        for second in 0..<30 {
+            let estimated = (second / 5) % 2 == 1
+            let time = String(format: "0818%02d.00", 10 + second), lat = String(format: "6010.%03d", 100 + 4 * second)
+            lines.append(sentence("GPRMC,\(time),A,\(lat),N,02456.400,E,12.4,0.0,251126,,,\(estimated ? "E" : "A")"))
+            lines.append(sentence("GPGGA,\(time),\(lat),N,02456.400,E,\(estimated ? 6 : 1),\(estimated ? "04" : "09"),0.9,12.0,M,17.0,M,,"))
+        }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("navd-dr-\(UUID().uuidString).nmea")
+        try Data(lines.map { $0 + "\r\n" }.joined().utf8).write(to: log)
+        defer { try? FileManager.default.removeItem(at: log) }
+        // A short log at gpsfake's fastest pace is over before gpsd activates the device: 0.2 s per sentence.
+        let fixes = try await Self.checkSameFixes(log, minimum: 12, cycle: "0.2")
+        #expect(fixes.contains { $0.quality.estimated } && fixes.contains { !$0.quality.estimated }, "\(fixes.map(\.quality.estimated))")
     }
 
     @Test func reconnectsWhenGpsdStopsAndComesBack() async throws {

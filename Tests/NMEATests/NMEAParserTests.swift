@@ -144,6 +144,34 @@ struct NMEAEpochTests {
         if !isFix { #expect(readings.contains { if case .noFix = $0 { true } else { false } }) }
     }
 
+    /// A fix the receiver dead-reckoned itself is still a fix, marked estimated; one sentence saying so is enough,
+    /// whatever the others say (a receiver sends RMC `A` with mode `E` and GGA quality 6 together, or only one).
+    @Test(arguments: [
+        ([sentence("GPGGA,081836,3751.65,S,14507.36,E,6,00,,,M,,M,,"), sentence("GPZDA,081836,13,09,1998,00,00")], true),
+        ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,12.4,90,130998,,,E")], true),
+        ([sentence("GNRMC,081836,V,3751.65,S,14507.36,E,12.4,90,130998,,,E,V")], true),
+        ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,12.4,90,130998,,,A"), sentence("GPGGA,081836,3751.65,S,14507.36,E,6,04,,,M,,M,,")], true),
+        ([sentence("GPVTG,90,T,,M,24.1,N,44.6,K,E"), sentence("GPRMC,081836,A,3751.65,S,14507.36,E,12.4,90,130998,,,A")], true),
+        ([sentence("GPGLL,3751.65,S,14507.36,E,081836,A,E"), sentence("GPZDA,081836,13,09,1998,00,00")], true),
+        ([sentence("GNGNS,081836,3751.65,S,14507.36,E,EE,00,,,,,"), sentence("GPZDA,081836,13,09,1998,00,00")], true),
+        // One constellation measured is a GNSS fix, not the receiver's estimate.
+        ([sentence("GNGNS,081836,3751.65,S,14507.36,E,AE,08,0.9,545.4,46.9,,"), sentence("GPZDA,081836,13,09,1998,00,00")], false),
+        ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,12.4,90,130998,,,A"), sentence("GPGGA,081836,3751.65,S,14507.36,E,1,08,0.9,,M,,M,,")], false),
+        ([sentence("GPRMC,081836,A,3751.65,S,14507.36,E,12.4,90,130998,,,D")], false),
+    ])
+    func estimatedFixes(lines: [String], estimated: Bool) throws {
+        let fix = try #require(run(lines).readings.compactMap(\.fix).last, "no fix from \(lines)")
+        #expect(fix.quality.estimated == estimated)
+    }
+
+    @Test func anEstimatedEpochDoesNotMarkTheNext() throws {
+        let readings = run([
+            sentence("GPRMC,081836,A,3751.65,S,14507.36,E,12.4,90,130998,,,E"),
+            sentence("GPRMC,081837,A,3751.64,S,14507.36,E,12.4,90,130998,,,A"),
+        ]).readings.compactMap(\.fix)
+        #expect(readings.map(\.quality.estimated) == [true, false])
+    }
+
     @Test func speedFromVTGAndCourseAbsentWhenEmpty() throws {
         let vtg = sentence("GPVTG,,T,,M,10.0,N,18.5,K,A")
         let rmc = sentence("GPRMC,081836.00,A,3751.65,S,14507.36,E,,,130998,,,A")

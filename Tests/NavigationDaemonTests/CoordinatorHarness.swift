@@ -44,9 +44,10 @@ struct CoordinatorHarness {
         return new
     }
 
-    mutating func feed(_ location: UserLocation) -> [TripCoordinator.Effect] {
+    /// `estimated`: the receiver says it dead-reckoned the fix itself.
+    mutating func feed(_ location: UserLocation, estimated: Bool = false) -> [TripCoordinator.Effect] {
         now = max(now, location.timestamp)
-        coordinator.handle(.fix(GNSSFix(location: location, quality: GNSSQuality(mode: .threeDimensional))), now: now)
+        coordinator.handle(.fix(GNSSFix(location: location, quality: GNSSQuality(mode: .threeDimensional, estimated: estimated))), now: now)
         return take()
     }
 

@@ -30,6 +30,7 @@ import Testing
         let engine = RouteEndpoint.Identity(name: "valhalla", server: server)
         return [
             .reading(.fix(fix)),
+            .reading(.fix(GNSSFix(location: fix.location, quality: GNSSQuality(mode: .twoDimensional, estimated: true)))),
             .reading(.noFix(GNSSQuality(mode: .noFix, satellitesInView: 3), time: Date(timeIntervalSinceReferenceDate: 817_187_801.5))),
             .reading(.noFix(GNSSQuality(mode: .noFix), time: nil)),
             .sourceStatus(.disconnected(reason: "serial device /dev/ttyUSB0 disappeared", retryIn: 0.5)),

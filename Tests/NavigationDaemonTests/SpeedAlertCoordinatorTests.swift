@@ -94,4 +94,28 @@ import Testing
         #expect(predicted?["predicted"]?.boolValue == true)
         #expect(outage.effects.events(.speedAlert).last?["level"]?.stringValue == "none")
     }
+
+    /// A receiver that dead-reckons by itself (in a tunnel, a car park) keeps sending fixes with a speed, marked
+    /// estimated: navd navigates with them but the alert clears on the first and stays off until measured fixes
+    /// come back and the hold has passed again.
+    @Test func noAlertFromTheReceiversOwnDeadReckoning() throws {
+        let route = try Self.zonedRoute(zoneEnd: 0)
+        let fast = Self.drive(route, slowFrom: .infinity)
+        var harness = CoordinatorHarness()
+        _ = harness.feed(fast[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(fast[1..<10])
+        #expect(harness.effects.events(.speedAlert).last?["level"]?.stringValue == "major")
+        let before = harness.effects.events(.speedAlert).count
+        for fix in fast[10..<20] { _ = harness.feed(fix, estimated: true) }
+        let during = harness.effects.events(.speedAlert).dropFirst(before)
+        #expect(during.map { $0["level"]?.stringValue } == ["none"], "\(Array(during))")
+        let states = harness.effects.events(.tripState).suffix(10)
+        #expect(states.allSatisfy { $0["state"]?.stringValue == "navigating" && $0["speedAlert"]?["level"]?.stringValue == "none" })
+        // Measured again: raised after the hold (2 s at 1 Hz), not on the first fix.
+        _ = harness.feed(fast[20])
+        #expect(harness.effects.events(.speedAlert).count == before + 1)
+        _ = harness.feed(fast[21..<25])
+        #expect(harness.effects.events(.speedAlert).last?["level"]?.stringValue == "major")
+    }
 }

@@ -115,6 +115,14 @@ struct TrackReaderTests {
         #expect(readings.first?.fix == nil)
     }
 
+    /// gpsd says `"status":5` (DR) on a fix the receiver dead-reckoned itself, and nothing on a plain fix.
+    @Test(arguments: [(#","status":5"#, true), ("", false), (#","status":2"#, false), (#","status":6"#, false)])
+    func aGpsdDeadReckonedFixIsEstimated(status: String, estimated: Bool) throws {
+        let log = #"{"class":"TPV","mode":3"# + status + #","time":"2026-11-21T08:19:24.000Z","lat":60.1,"lon":24.9,"speed":20}"#
+        let fix = try #require(try GpsdJSONLogReader.read(Data(log.utf8)).first?.fix)
+        #expect(fix.quality.estimated == estimated)
+    }
+
     /// Numbers no Int can hold where gpsd sends small integers (found by fuzzing: `Int(1e30)` trapped).
     @Test(arguments: [
         #"{"class":"TPV","mode":1222222222222222222222222222,"time":"2026-11-21T08:19:24.000Z","lat":60.1,"lon":24.9}"#,

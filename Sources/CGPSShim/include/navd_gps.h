@@ -23,6 +23,7 @@ typedef struct navd_gps_report {
     int satellites_visible;    /* -1 when unknown */
     double hdop;
     int latlon_set;            /* gpsd set latitude/longitude in this report */
+    int estimated;             /* the receiver dead-reckoned this fix (gpsd status DR) */
     char device[256];          /* device the report came from */
 } navd_gps_report;
 

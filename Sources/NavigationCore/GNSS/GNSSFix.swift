@@ -28,11 +28,16 @@ public struct GNSSQuality: Hashable, Sendable, Codable {
     public var horizontalAccuracy: Double?
     /// Altitude above mean sea level, metres, when known.
     public var altitude: Double?
+    /// True when the receiver says it estimated this fix itself (dead reckoning from its own sensors or its last
+    /// motion: NMEA GGA quality 6 or mode indicator `E`, gpsd status DR). Its speed is the receiver's guess, not a
+    /// measurement: navd raises no speed alert on it.
+    public var estimated: Bool
 
     public init(
         mode: GNSSFixMode, satellitesUsed: Int? = nil, satellitesInView: Int? = nil, hdop: Double? = nil,
-        averageSignalStrength: Double? = nil, horizontalAccuracy: Double? = nil, altitude: Double? = nil
+        averageSignalStrength: Double? = nil, horizontalAccuracy: Double? = nil, altitude: Double? = nil, estimated: Bool = false
     ) {
+        self.estimated = estimated
         self.mode = mode
         self.satellitesUsed = satellitesUsed
         self.satellitesInView = satellitesInView

@@ -10,12 +10,13 @@ extension TripCoordinator {
     /// what `trip_state.speedAlert` carries: the alert where a limit is known or an alert is on, else nil.
     ///
     /// - `fix`: the real fix the state was made from; nil for a state predicted through an outage, which has no
-    ///   speed the receiver vouches for (no alert then).
+    ///   speed the receiver vouches for (no alert then); so has a fix the receiver estimated itself
+    ///   (``GNSSQuality/estimated``, the receiver's own dead reckoning).
     /// - `state`: the navigating state; nil without a trip, where the limit is free drive's (`freeDriveLimit`).
     /// The limit is the one in force at the snapped position while the vehicle is on the route; off it, leaving it
     /// or approaching it, the route's limit is not the road's.
     mutating func observeSpeed(state: NavigatingState?, fix: GNSSFix?, time: Date, freeDriveLimit: (value: Double, unit: SpeedUnit)? = nil) -> SpeedAlert? {
-        let speed = state?.predicted == true ? nil : fix?.location.speed?.metersPerSecond
+        let speed = state?.predicted == true || fix?.quality.estimated == true ? nil : fix?.location.speed?.metersPerSecond
         var limit = state == nil ? freeDriveLimit : nil
         var ahead: (value: Double, unit: SpeedUnit, distance: Double)?
         if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, let current = trip {

@@ -87,6 +87,7 @@ public enum RecordingCodec {
         if let v = q.averageSignalStrength { object["signal"] = .number(v) }
         if let v = q.horizontalAccuracy { object["accuracy"] = .number(v) }
         if let v = q.altitude { object["altitude"] = .number(v) }
+        if q.estimated { object["estimated"] = true }
         return .object(object)
     }
 
@@ -226,7 +227,8 @@ public enum RecordingCodec {
             satellitesInView: try optionalCount(object, "satellitesInView", in: kind), hdop: try optional(object, "hdop", PhysicalRange.hdop, in: kind),
             averageSignalStrength: try optional(object, "signal", 0...99, in: kind),
             horizontalAccuracy: try optional(object, "accuracy", PhysicalRange.accuracy, in: kind),
-            altitude: try optional(object, "altitude", PhysicalRange.altitude, in: kind))
+            altitude: try optional(object, "altitude", PhysicalRange.altitude, in: kind),
+            estimated: object["estimated"]?.boolValue == true)
     }
 
     static func sourceStatus(_ object: [String: JSONValue]) throws -> GNSSSourceStatus {
