@@ -86,6 +86,18 @@ public struct SpeedAlertTracker: Sendable {
         return Self.isChange(before, alert)
     }
 
+    /// The limit the alert was judged on no longer applies (the trip that gave it ended): the level and the
+    /// slow-down warning drop at once and the holds start again; a new limit (free drive's, the next trip's) is
+    /// judged afresh. True when clients must hear of it.
+    @discardableResult
+    public mutating func limitEnded() -> Bool {
+        let before = alert
+        alert = SpeedAlert(level: .none, limit: nil, unit: before.unit, speed: before.speed)
+        minorSince = nil
+        majorSince = nil
+        return Self.isChange(before, alert)
+    }
+
     /// A change clients must hear of: the level, the limit it is judged on, or the slow-down warning (its start,
     /// end, or another lower limit), not the speed or the distance, which every `trip_state` carries.
     static func isChange(_ a: SpeedAlert, _ b: SpeedAlert) -> Bool {

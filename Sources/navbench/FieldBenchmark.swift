@@ -316,6 +316,7 @@ struct SerialRig {
 
     init(navd: String, valhalla: String, directory: String, extra: String = "") {
         self.directory = directory
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         pty = PtyPair(directory: directory, name: "gps")
         instance = NavdUnderTest(binary: navd, directory: "\(directory)/navd", gnss: FieldBenchmark.serialGNSS(pty), valhalla: valhalla, extra: extra)
         feeder = EpochFeeder([pty])

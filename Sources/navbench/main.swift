@@ -11,6 +11,7 @@ import Foundation
 //   navbench pty-latency
 //   navbench daemon-loop
 //   navbench field [--epochs N] [--keep]         the real navd, gpsd and Valhalla (NAVD_VALHALLA_URL)
+//   navbench free-drive [--free-epochs N] [--keep] free drive's cost: match requests a minute, navd's CPU
 //   navbench soak [--hours H] [--speedup S] [--clients N] [--keep]
 //                                                a long drive, time-scaled (default 8 h at 60x, 50 clients)
 
@@ -35,26 +36,36 @@ func routeParse() -> [Figure] {
         .run()
 }
 
-/// The real navd next to this navbench (the same build), Valhalla from the environment.
-func field() -> [Figure] {
+/// The navd built next to this navbench (the same build), and Valhalla's URL from the environment.
+func navdAndValhalla() -> (navd: String, valhalla: String) {
     let navd = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("navd").path
     guard FileManager.default.isExecutableFile(atPath: navd) else { fail("no navd next to navbench (\(navd)); build both: swift build -c release") }
     guard let valhalla = ProcessInfo.processInfo.environment["NAVD_VALHALLA_URL"] else {
         fail("NAVD_VALHALLA_URL is not set; start Valhalla with: eval \"$(scripts/engines start valhalla)\" (scripts/bench does)")
     }
+    return (navd, valhalla)
+}
+
+/// The real navd next to this navbench, gpsd and Valhalla.
+func field() -> [Figure] {
+    let (navd, valhalla) = navdAndValhalla()
     for tool in ["/usr/bin/socat", "/usr/sbin/gpsd", "/usr/bin/curl"] where !FileManager.default.isExecutableFile(atPath: tool) {
         fail("\(tool) is missing; scripts/setup installs it")
     }
     return FieldBenchmark(navd: navd, valhalla: valhalla, epochs: option("--epochs", default: 300), keep: arguments.contains("--keep")).run()
 }
 
+/// Free drive's cost: navd and Valhalla as for `field`.
+func freeDrive() -> [Figure] {
+    let (navd, valhalla) = navdAndValhalla()
+    let epochs = option("--free-epochs", default: 900)
+    guard (100...36_000).contains(epochs) else { fail("--free-epochs must be 100-36000 (10 a second)") }
+    return FreeDriveBenchmark(navd: navd, valhalla: valhalla, epochs: epochs, keep: arguments.contains("--keep")).run()
+}
+
 /// The soak: navd and Valhalla as for `field`.
 func soak() -> [Figure] {
-    let navd = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("navd").path
-    guard FileManager.default.isExecutableFile(atPath: navd) else { fail("no navd next to navbench (\(navd)); build both: swift build -c release") }
-    guard let valhalla = ProcessInfo.processInfo.environment["NAVD_VALHALLA_URL"] else {
-        fail("NAVD_VALHALLA_URL is not set; start Valhalla with: eval \"$(scripts/engines start valhalla)\"")
-    }
+    let (navd, valhalla) = navdAndValhalla()
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { fail("/usr/bin/socat is missing; scripts/setup installs it") }
     let hours = textOption("--hours").flatMap(Double.init) ?? 8, speedup = textOption("--speedup").flatMap(Double.init) ?? 60
     guard (0.01...48).contains(hours), (1...500).contains(speedup) else { fail("--hours must be 0.01-48 and --speedup 1-500") }
@@ -64,7 +75,7 @@ func soak() -> [Figure] {
 var figures: [Figure]
 switch arguments.first {
 case "all":
-    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + (await DaemonBenchmark().run()) + field()
+    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + (await DaemonBenchmark().run()) + field() + freeDrive()
 case "route-parse":
     figures = routeParse()
 case "route-answer":
@@ -79,12 +90,14 @@ case "daemon-loop":
     figures = await DaemonBenchmark().run()
 case "field":
     figures = field()
+case "free-drive":
+    figures = freeDrive()
 case "soak":
     figures = soak()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | soak [--hours H] [--speedup S] [--clients N]\n"
+            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | soak [--hours H] [--speedup S] [--clients N]\n"
                 .utf8))
     exit(2)
 }

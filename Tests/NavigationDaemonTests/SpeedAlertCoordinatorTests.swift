@@ -95,6 +95,35 @@ import Testing
         #expect(outage.effects.events(.speedAlert).last?["level"]?.stringValue == "none")
     }
 
+    /// The route's limit ends with the trip: arriving or cancelling with an alert on clears it at once (one
+    /// `speed_alert` with level none), without waiting for the next fix, which may never come (a replay's end,
+    /// a simulator that stops).
+    @Test(arguments: [false, true])
+    func theAlertClearsWhenTheTripEnds(cancel: Bool) throws {
+        let route = try Self.zonedRoute(zoneEnd: 0)
+        let fast = Self.drive(route, slowFrom: .infinity)
+        var harness = CoordinatorHarness()
+        _ = harness.feed(fast[0])
+        _ = try harness.navigate(answering: route)
+        if cancel {
+            _ = harness.feed(fast[1..<10])
+            #expect(harness.effects.events(.speedAlert).last?["level"]?.stringValue == "major")
+            _ = harness.coordinator.cancel()
+            _ = harness.take()
+        } else {
+            _ = harness.feed(fast.dropFirst())
+            #expect(!harness.effects.events(.arrived).isEmpty, "never arrived")
+        }
+        let events = harness.effects.compactMap(\.event)
+        let last = try #require(events.lastIndex { $0.type == .speedAlert })
+        #expect(events[last].fields["level"]?.stringValue == "none" && events[last].fields["limit"] == nil, "\(events[last].fields)")
+        // Arriving: after the arrived event, before the trip state that says complete (a fix's events come first).
+        if !cancel {
+            #expect(events.lastIndex { $0.type == .arrived }! < last)
+            #expect(events[(last + 1)...].first { $0.type == .tripState }?.fields["state"]?.stringValue == "complete")
+        }
+    }
+
     /// A receiver that dead-reckons by itself (in a tunnel, a car park) keeps sending fixes with a speed, marked
     /// estimated: navd navigates with them but the alert clears on the first and stays off until measured fixes
     /// come back and the hold has passed again.

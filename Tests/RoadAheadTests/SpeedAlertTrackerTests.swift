@@ -27,6 +27,23 @@ struct SpeedAlertTrackerTests {
         #expect(Self.levels(Array(repeating: speed, count: 5), limit: limit).last == level)
     }
 
+    /// The limit ends with the trip that gave it: the level and the warning drop at once (one change), and the
+    /// next limit is judged afresh, with the hold.
+    @Test func aLimitThatEndsClearsTheAlertAndTheHoldStartsAgain() {
+        var tracker = SpeedAlertTracker()
+        for i in 0..<4 { tracker.update(SpeedObservation(time: Self.start.addingTimeInterval(Double(i)), speed: 80 / 3.6, limit: (50, Self.kmh))) }
+        #expect(tracker.alert.level == .major)
+        let changed = tracker.limitEnded()
+        #expect(changed)
+        #expect(tracker.alert.level == .none && tracker.alert.limit == nil && tracker.alert.lowerLimitAhead == nil)
+        let again = tracker.limitEnded()
+        #expect(!again)
+        tracker.update(SpeedObservation(time: Self.start.addingTimeInterval(4), speed: 80 / 3.6, limit: (50, Self.kmh)))
+        #expect(tracker.alert.level == .none)
+        tracker.update(SpeedObservation(time: Self.start.addingTimeInterval(6), speed: 80 / 3.6, limit: (50, Self.kmh)))
+        #expect(tracker.alert.level == .major)
+    }
+
     /// A moment over the limit (overtaking, a Doppler spike) raises nothing: the level needs the hold (2 s by
     /// default: three fixes a second apart).
     @Test func aMomentOverTheLimitRaisesNothing() {

@@ -178,14 +178,18 @@ extension TripCoordinator {
             publish(.instruction(.spoken(spoken, stepIndex: current.controller.route.steps.count - 1)))
         }
         publish(.arrived(arrived))
+        // The fix's events come before its trip_state: the route's limit ends here.
+        endRouteSpeedAlert()
         publish(.tripState(TripStateRecord(.complete(completion), time: fix.location.timestamp)))
         log(.notice, "arrived: trip \(current.routeId), \(Int(completion.summary.distanceTravelled)) m driven, \(current.reroutes) reroute(s)")
         endTrip(reason: "arrived")
     }
 
-    /// Ends the trip: calculations for it are cancelled, and the journal is deleted.
+    /// Ends the trip: calculations for it are cancelled, the journal is deleted, and a speed alert judged on the
+    /// route's limit clears (without a trip navd knows no limit until free drive matches the road).
     mutating func endTrip(reason: String) {
         trip = nil
+        endRouteSpeedAlert()
         generation += 1
         gate.reset()
         lastRerouteDecision = nil
@@ -194,6 +198,11 @@ extension TripCoordinator {
         }
         effects.append(.deleteJournal)
         effects.append(.activeRouteChanged(nil))
+    }
+
+    /// Clears a speed alert judged on the route's limit, telling clients when one was on.
+    private mutating func endRouteSpeedAlert() {
+        if speedAlerts.limitEnded() { publish(.speedAlert(speedAlerts.alert)) }
     }
 
     /// The journal record for the trip as it stands (saved on shutdown), or nil without a navigating trip.
