@@ -117,11 +117,17 @@ struct LiveView {
             if let lanes = Self.lanes(state.visualInstruction) { lines.append("     lanes \(lanes)") }
             lines.append("     on \(state.roadName ?? "an unnamed road")")
             if let next = state.roadAhead?.first { lines.append("     ahead: \(Self.describe(next))") }
+        } else if arrived == nil, phase != "calculating", let state, state.state == "idle", let freeDrive = state.freeDrive {
+            // No trip: what free drive knows of the road the car is on.
+            lines += Self.freeDriveLines(state, freeDrive)
         } else {
             lines += ["", "  no trip" + (phase == "calculating" ? " (calculating a route)" : ""), ""]
         }
         lines.append(rule)
-        if arrived == nil, navigating, let state {
+        let freeDriving = arrived == nil && !navigating && state?.freeDrive?.status == "matched"
+        if freeDriving, let state {
+            lines += ["", "", Self.speedLine(state)]
+        } else if arrived == nil, navigating, let state {
             let left = state.progress?.distanceRemaining ?? 0
             let seconds = state.progress?.durationRemaining ?? 0
             var eta = ""
@@ -129,20 +135,7 @@ struct LiveView {
             let total = max(routeDistance ?? left, left, 1)
             lines.append("  \(HumanReadable.distance(left)) left · \(HumanReadable.duration(seconds))\(eta)")
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))
-            var speed = "  speed –"
-            if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(CheckedNumber.clampedWhole(metres * 3.6)) km/h" }
-            if let alert = state.speedAlert, alert.level != .none || alert.lowerLimitAhead != nil {
-                // The alert speaks in the limit's unit (mph where the road is posted in mph).
-                if let value = alert.speed { speed = "  speed \(CheckedNumber.clampedWhole(value)) \(alert.unit)" }
-                if let limit = alert.limit { speed += " · limit \(CheckedNumber.clampedWhole(limit, rounding: .towardZero)) \(alert.unit)" }
-                if alert.level != .none { speed += alert.level == .major ? " · OVER THE LIMIT" : " · over the limit" }
-                if let ahead = alert.lowerLimitAhead {
-                    speed += " · slow down: \(CheckedNumber.clampedWhole(ahead.limit)) \(ahead.unit) in \(HumanReadable.distance(ahead.distance))"
-                }
-            } else if let limit = state.speedLimit {
-                speed += " · limit \(CheckedNumber.clampedWhole(limit.value, rounding: .towardZero)) \(limit.unit)"
-            }
-            lines.append(speed)
+            lines.append(Self.speedLine(state))
         } else {
             lines += ["", "", ""]
         }
@@ -155,6 +148,40 @@ struct LiveView {
         lines.append("  recent:")
         lines += recent.map { "   \($0)" }
         return lines.map { Self.fit($0, width: width) }
+    }
+
+    /// The speed with the limit, the speed alert and the slow-down warning, as a trip or free drive knows them.
+    static func speedLine(_ state: TripStateRecord) -> String {
+        var speed = "  speed –"
+        if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(CheckedNumber.clampedWhole(metres * 3.6)) km/h" }
+        if let alert = state.speedAlert, alert.level != .none || alert.lowerLimitAhead != nil {
+            // The alert speaks in the limit's unit (mph where the road is posted in mph).
+            if let value = alert.speed { speed = "  speed \(CheckedNumber.clampedWhole(value)) \(alert.unit)" }
+            if let limit = alert.limit { speed += " · limit \(CheckedNumber.clampedWhole(limit, rounding: .towardZero)) \(alert.unit)" }
+            if alert.level != .none { speed += alert.level == .major ? " · OVER THE LIMIT" : " · over the limit" }
+            if let ahead = alert.lowerLimitAhead {
+                speed += " · slow down: \(CheckedNumber.clampedWhole(ahead.limit)) \(ahead.unit) in \(HumanReadable.distance(ahead.distance))"
+            }
+        } else if let limit = state.speedLimit {
+            speed += " · limit \(CheckedNumber.clampedWhole(limit.value, rounding: .towardZero)) \(limit.unit)"
+        }
+        return speed
+    }
+
+    /// Three lines for a state without a trip: the road free drive matched and the stretch the car is in, or
+    /// that it is still finding the road, or why it cannot (no engine).
+    static func freeDriveLines(_ state: TripStateRecord, _ freeDrive: TripStateRecord.FreeDrive) -> [String] {
+        switch freeDrive.status {
+        case "matched":
+            return [
+                "  ⌁  free drive (no trip)", "     on \(state.roadName ?? "an unnamed road")",
+                state.roadAhead?.first.map { "     \(Self.describe($0))" } ?? "",
+            ]
+        case "unavailable":
+            return ["", "  no trip · free drive unavailable", "     \(freeDrive.detail ?? "")"]
+        default:
+            return ["", "  no trip · free drive: finding the road", ""]
+        }
     }
 
     static func spread(_ left: String, _ right: String, width: Int) -> String {
@@ -185,6 +212,8 @@ struct LiveView {
         let kind = String(object.kind.map { $0 == "_" ? " " : $0 })
         let what = [kind, object.name, object.detail].compactMap { $0 }.joined(separator: " ")
         if object.distance == 0, let length = object.length { return "in \(what), \(HumanReadable.distance(length)) left" }
+        // Free drive knows the stretch the car is in, not how much of it is left.
+        if object.distance == 0 { return "in \(what)" }
         return "\(what) in \(HumanReadable.distance(object.distance))" + (object.length.map { " (\(HumanReadable.distance($0)))" } ?? "")
     }
 

@@ -23,6 +23,42 @@ struct LiveViewStateTests {
     static let banner =
         #""visualInstruction":{"triggerDistanceBeforeManeuver":120,"primary":{"text":"Päätie","maneuverType":"turn","maneuverModifier":"left","exitNumbers":[],"lanes":[]}}"#
 
+    static func idleState(_ fields: String) throws -> EventMessage {
+        let line = #"{"type":"trip_state","seq":9,"routeId":null,"state":"idle","time":"2026-11-25T10:00:00Z","#
+            + #""rawLocation":{"lat":60.17,"lon":24.94,"speed":20.8},"# + fields + "}"
+        guard case .event(let message) = try ServerLine(line: Array(line.utf8)) else {
+            Issue.record("not an event: \(line)")
+            throw CancellationError()
+        }
+        return message
+    }
+
+    /// Without a trip, free drive's road: its name, the stretch the car is in, the speed with the limit and the
+    /// alert; while it is still finding the road or cannot (no engine), says so; never a maneuver or a distance left.
+    @Test func freeDriveShowsTheRoadItsLimitAndTheAlert() throws {
+        var view = LiveView()
+        view.apply(
+            try Self.idleState(
+                #""freeDrive":{"status":"matched"},"roadName":"Koulutie","speedLimit":{"value":40,"unit":"km/h"},"#
+                    + #""speedAlert":{"level":"major","limit":40,"unit":"km/h","speed":75},"roadAhead":[{"kind":"tunnel","distance":0,"name":"Kalliotunneli"}]"#),
+            clock: "10:00:00")
+        let screen = view.render(width: 100).joined(separator: "\n")
+        #expect(screen.contains("free drive (no trip)") && screen.contains("on Koulutie"), "\(screen)")
+        #expect(screen.contains("in tunnel Kalliotunneli") && !screen.contains("in 0 m"), "\(screen)")
+        #expect(screen.contains("speed 75 km/h · limit 40 km/h · OVER THE LIMIT"), "\(screen)")
+        #expect(!screen.contains(" left ·"), "a distance left without a trip:\n\(screen)")
+
+        view.apply(try Self.idleState(#""freeDrive":{"status":"waiting"}"#), clock: "10:00:01")
+        let waiting = view.render(width: 100).joined(separator: "\n")
+        #expect(waiting.contains("free drive: finding the road") && !waiting.contains("Koulutie"), "\(waiting)")
+
+        view.apply(
+            try Self.idleState(#""freeDrive":{"status":"unavailable","detail":"cannot connect to 127.0.0.1:9"}"#), clock: "10:00:02")
+        let unavailable = view.render(width: 100).joined(separator: "\n")
+        #expect(unavailable.contains("free drive unavailable") && unavailable.contains("cannot connect to 127.0.0.1:9"), "\(unavailable)")
+        #expect(!unavailable.contains("OVER THE LIMIT"))
+    }
+
     @Test(arguments: [(0.0, "north"), (44, "north-east"), (100, "east"), (225, "south-west"), (350, "north"), (-30, "north-west")])
     func compassPoints(bearing: Double, point: String) {
         #expect(LiveView.compassPoint(bearing) == point)

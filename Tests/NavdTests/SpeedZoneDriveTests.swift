@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import NMEA
 import RoadAhead
 import Testing
 import TestSupport
@@ -96,6 +97,71 @@ struct SpeedZoneDriveTests {
         let replay = try RecordingDaemonTests.navctl(["replay", "--diff", files[0]])
         #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
         print("speed zones: navd's simulator: events \(alerts); \(replay.stdout.split(separator: "\n").first ?? "")")
+    }
+
+    /// The same zones from a recorded NMEA log (`gnss.source = "replay"`, four times real time): 20 s standing at
+    /// the west end (navigate goes in meanwhile), then 75 km/h at 1 Hz with open-sky error, to the east end.
+    @Test func aRecordedNMEALogThroughTheSchoolZone() async throws {
+        let network = try TestNetwork.load()
+        let start = try network.place("koulutieWest"), end = try network.place("koulutieEast")
+        let speed = 75.0
+        let route = try await network.route(.valhalla, from: start, heading: 90, to: end)
+        let samples = FieldTrack(speed: speed / 3.6, rate: 1, error: .openSky, seed: 5).samples(along: route.geometry)
+        var fixes = (0..<20).map { i in
+            var standing = samples[0].fix
+            standing.timestamp = samples[0].fix.timestamp.addingTimeInterval(Double(i - 20))
+            standing.speed = Speed(metersPerSecond: 0)
+            standing.course = nil
+            return standing
+        }
+        fixes += samples.map(\.fix)
+        let directory = "/tmp/navd-speed-log-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = "\(directory)/koulutie.nmea"
+        try Data(fixes.flatMap(NMEAWriter.sentences(for:)).map { $0 + "\r\n" }.joined().utf8).write(to: URL(fileURLWithPath: log))
+        let navd = try NavdInstance(sections: """
+            [gnss]
+            source = "replay"
+            replay = "\(log)"
+            replay_speed = 4
+            [routing]
+            engine = "valhalla"
+            url = "\(network.url(.valhalla))"
+            [recording]
+            enabled = true
+            directory = "\(directory)/recordings"
+            """)
+        let process = try navd.start()
+        let client = try navd.connect()
+        #expect(client.waitFor(timeout: 10) { $0.type == "trip_state" } != nil, "no fix from the log:\n\(navd.log.suffix(2000))")
+        let command = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(end.latitude),"lon":\#(end.longitude)}]}"#
+        #expect(client.command(command, id: "go")?.type == "reply")
+        #expect(client.waitFor(timeout: 60) { $0.type == "arrived" } != nil, "never arrived:\n\(navd.log.suffix(2000))")
+        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        process.stop(signal: SIGTERM)
+        #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")
+
+        // Where the car truly was: each trip_state's fix time names its sample (standing fixes are at 0 m).
+        var distanceByTime: [Int: Double] = [:]
+        for sample in samples { distanceByTime[Int(sample.fix.timestamp.timeIntervalSince1970.rounded())] = sample.distance }
+        let messages = client.received
+        var latest: Double?
+        let positions = messages.map { message -> Double? in
+            if message.type == "trip_state", let text = message["time"]?.stringValue, let time = ISO8601Timestamp.parse(text) {
+                latest = distanceByTime[Int(time.timeIntervalSince1970.rounded())] ?? 0
+            }
+            return latest
+        }
+        let context = "recorded NMEA, 75 km/h\n\(navd.log.suffix(1500))"
+        let alerts = try Self.checkZones(messages: messages, position: { positions[$0] }, speed: speed, rate: 1, network: network, context: context)
+        #expect(alerts.contains { $0.hasPrefix("major") }, "\(alerts)")
+
+        let files = RecordingDaemonTests.recordingFiles("\(directory)/recordings")
+        try #require(files.count == 1, "recordings: \(files)")
+        let replay = try RecordingDaemonTests.navctl(["replay", "--diff", files[0]])
+        #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
+        print("speed zones: recorded NMEA: events \(alerts); \(replay.stdout.split(separator: "\n").first ?? "")")
     }
 
     /// What a drive along Koulutie from its west end must show at the client, zone by zone, whatever drove it (a

@@ -15,14 +15,18 @@ struct RouteObjectsTests {
 
     static func objects(_ route: Route) -> RouteObjects { RouteObjects(route: route, index: RouteIndex(route: route)) }
 
-    /// A real OSRM answer through Helsinki: OSRM marks its tunnel stretches (`classes: ["tunnel"]`).
-    @Test func aRealOSRMAnswerHasItsTunnels() throws {
-        let data = try Data(contentsOf: Self.repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/helsinki_osrm_plain.json"))
+    /// Real answers through Helsinki from OSRM and from Valhalla on the same route: both mark its tunnel stretches
+    /// (`classes: ["tunnel"]`; the extract's tunnels under the centre are unnamed service roads).
+    @Test(arguments: ["helsinki_osrm_plain.json", "helsinki_valhalla_tunnels.json"])
+    func aRealHelsinkiAnswerHasItsTunnels(fixture: String) throws {
+        let data = try Data(contentsOf: Self.repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/\(fixture)"))
         let route = try #require(try OSRMResponseParser().parseRoutes(from: data).first)
         let objects = Self.objects(route)
         let tunnels = objects.objects.filter { $0.kind == "tunnel" }
-        #expect(tunnels.count >= 1, "\(objects.objects)")
+        #expect(tunnels.count >= 2, "\(objects.objects)")
         #expect(tunnels.allSatisfy { $0.end > $0.start && $0.isStretch })
+        // Each stretch as long as the steps the engine marked (170-190 m under Kaivokatu), not a point.
+        #expect(tunnels.contains { $0.end - $0.start > 150 }, "\(tunnels.map { ($0.start, $0.end) })")
     }
 
     /// A real Valhalla answer on motorways: the motorway stretch, its entry and its exit.
