@@ -62,22 +62,9 @@ struct SpeedZoneDriveTests {
             speed = \(speed / 3.6)
             rate = \(rate)
             time_scale = 10
-            [routing]
-            engine = "valhalla"
-            url = "\(network.url(.valhalla))"
-            [recording]
-            enabled = true
-            directory = "\(directory)"
+            \(Self.routingAndRecording(network, recordings: directory))
             """)
-        let process = try navd.start()
-        let client = try navd.connect()
-        #expect(client.waitFor(timeout: 10) { $0.type == "trip_state" } != nil, "no fix from the simulator:\n\(navd.log.suffix(2000))")
-        let command = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(end.latitude),"lon":\#(end.longitude)}]}"#
-        #expect(client.command(command, id: "go")?.type == "reply")
-        #expect(client.waitFor(timeout: 60) { $0.type == "arrived" } != nil, "never arrived:\n\(navd.log.suffix(2000))")
-        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
-        process.stop(signal: SIGTERM)
-        #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")
+        let client = try Self.navigateToTheEastEnd(navd, end: end)
 
         // The simulator drives the route without noise: the raw position is where the car truly was.
         let messages = client.received
@@ -125,22 +112,9 @@ struct SpeedZoneDriveTests {
             source = "replay"
             replay = "\(log)"
             replay_speed = 4
-            [routing]
-            engine = "valhalla"
-            url = "\(network.url(.valhalla))"
-            [recording]
-            enabled = true
-            directory = "\(directory)/recordings"
+            \(Self.routingAndRecording(network, recordings: "\(directory)/recordings"))
             """)
-        let process = try navd.start()
-        let client = try navd.connect()
-        #expect(client.waitFor(timeout: 10) { $0.type == "trip_state" } != nil, "no fix from the log:\n\(navd.log.suffix(2000))")
-        let command = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(end.latitude),"lon":\#(end.longitude)}]}"#
-        #expect(client.command(command, id: "go")?.type == "reply")
-        #expect(client.waitFor(timeout: 60) { $0.type == "arrived" } != nil, "never arrived:\n\(navd.log.suffix(2000))")
-        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
-        process.stop(signal: SIGTERM)
-        #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")
+        let client = try Self.navigateToTheEastEnd(navd, end: end)
 
         // Where the car truly was: each trip_state's fix time names its sample (standing fixes are at 0 m).
         var distanceByTime: [Int: Double] = [:]
@@ -162,6 +136,33 @@ struct SpeedZoneDriveTests {
         let replay = try RecordingDaemonTests.navctl(["replay", "--diff", files[0]])
         #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
         print("speed zones: recorded NMEA: events \(alerts); \(replay.stdout.split(separator: "\n").first ?? "")")
+    }
+
+    /// The config sections both in-process drives share: the test network's Valhalla and the flight recorder.
+    static func routingAndRecording(_ network: TestNetwork, recordings: String) -> String {
+        """
+        [routing]
+        engine = "valhalla"
+        url = "\(network.url(.valhalla))"
+        [recording]
+        enabled = true
+        directory = "\(recordings)"
+        """
+    }
+
+    /// Starts `navd` (its own source drives), navigates to `end` once a fix came, waits for the arrival, and stops
+    /// navd so that its recording is complete. The client, with everything it received.
+    static func navigateToTheEastEnd(_ navd: NavdInstance, end: GeographicCoordinate) throws -> SocketClient {
+        let process = try navd.start()
+        let client = try navd.connect()
+        #expect(client.waitFor(timeout: 10) { $0.type == "trip_state" } != nil, "no fix from the source:\n\(navd.log.suffix(2000))")
+        let command = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(end.latitude),"lon":\#(end.longitude)}]}"#
+        #expect(client.command(command, id: "go")?.type == "reply")
+        #expect(client.waitFor(timeout: 60) { $0.type == "arrived" } != nil, "never arrived:\n\(navd.log.suffix(2000))")
+        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        process.stop(signal: SIGTERM)
+        #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")
+        return client
     }
 
     /// What a drive along Koulutie from its west end must show at the client, zone by zone, whatever drove it (a
