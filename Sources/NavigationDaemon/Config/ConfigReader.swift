@@ -30,21 +30,8 @@ struct ConfigReader {
         readRecording(top["recording"], into: &config.recording)
         readLogging(top["logging"], into: &config.logging)
         readSpeedAlert(top["speed_alert"], into: &config.speedAlert)
-        if let table = section(top["road_ahead"], "road_ahead") {
-            reportUnknown(table, known: ["horizon", "max_objects"], prefix: "road_ahead.")
-            number(table, "horizon", section: "road_ahead", range: 0...1_000_000, into: &config.roadAhead.horizon)
-            integer(table, "max_objects", section: "road_ahead", range: 0...100, into: &config.roadAhead.maxObjects)
-        }
-        if let table = section(top["free_drive"], "free_drive") {
-            reportUnknown(table, known: ["enabled", "interval", "window", "minimum_movement", "max_age"], prefix: "free_drive.")
-            if let value = table["enabled"] {
-                if let flag = value.boolValue { config.freeDrive.enabled = flag } else { fail("free_drive.enabled", "must be true or false") }
-            }
-            number(table, "interval", section: "free_drive", range: 1...3600, into: &config.freeDrive.interval)
-            number(table, "window", section: "free_drive", range: 50...5000, into: &config.freeDrive.window)
-            number(table, "minimum_movement", section: "free_drive", range: 0...10_000, into: &config.freeDrive.minimumMovement)
-            number(table, "max_age", section: "free_drive", range: 1...3600, into: &config.freeDrive.maximumAge)
-        }
+        readRoadAhead(top["road_ahead"], into: &config.roadAhead)
+        readFreeDrive(top["free_drive"], into: &config.freeDrive)
         return config
     }
 
@@ -202,6 +189,23 @@ struct ConfigReader {
         number(table, "max_age", section: "journal", range: 0...7 * 86_400, into: &journal.maxAge)
     }
 
+    private mutating func readRoadAhead(_ value: JSONValue?, into roadAhead: inout NavdConfig.RoadAhead) {
+        guard let table = section(value, "road_ahead") else { return }
+        reportUnknown(table, known: ["horizon", "max_objects"], prefix: "road_ahead.")
+        number(table, "horizon", section: "road_ahead", range: 0...1_000_000, into: &roadAhead.horizon)
+        integer(table, "max_objects", section: "road_ahead", range: 0...100, into: &roadAhead.maxObjects)
+    }
+
+    private mutating func readFreeDrive(_ value: JSONValue?, into rules: inout FreeDriveRules) {
+        guard let table = section(value, "free_drive") else { return }
+        reportUnknown(table, known: ["enabled", "interval", "window", "minimum_movement", "max_age"], prefix: "free_drive.")
+        flag(table, "enabled", section: "free_drive", into: &rules.enabled)
+        number(table, "interval", section: "free_drive", range: 1...3600, into: &rules.interval)
+        number(table, "window", section: "free_drive", range: 50...5000, into: &rules.window)
+        number(table, "minimum_movement", section: "free_drive", range: 0...10_000, into: &rules.minimumMovement)
+        number(table, "max_age", section: "free_drive", range: 1...3600, into: &rules.maximumAge)
+    }
+
     private mutating func readSpeedAlert(_ value: JSONValue?, into rules: inout SpeedAlertRules) {
         guard let table = section(value, "speed_alert") else { return }
         let keys = [
@@ -209,9 +213,7 @@ struct ConfigReader {
             "ahead_seconds", "ahead_minimum",
         ]
         reportUnknown(table, known: keys, prefix: "speed_alert.")
-        if let value = table["enabled"] {
-            if let flag = value.boolValue { rules.enabled = flag } else { fail("speed_alert.enabled", "must be true or false") }
-        }
+        flag(table, "enabled", section: "speed_alert", into: &rules.enabled)
         // Speeds in the limit's own unit (km/h or mph), as a sign shows them.
         number(table, "band_limit", section: "speed_alert", range: 0...500, into: &rules.bandLimit)
         number(table, "minor_over", section: "speed_alert", range: 0...200, into: &rules.minorOver)
@@ -233,9 +235,7 @@ struct ConfigReader {
     private mutating func readRecording(_ value: JSONValue?, into recording: inout NavdConfig.Recording) {
         guard let table = section(value, "recording") else { return }
         reportUnknown(table, known: ["enabled", "directory", "max_file_mb", "max_total_mb"], prefix: "recording.")
-        if let value = table["enabled"] {
-            if let flag = value.boolValue { recording.enabled = flag } else { fail("recording.enabled", "must be true or false") }
-        }
+        flag(table, "enabled", section: "recording", into: &recording.enabled)
         string(table, "directory", section: "recording", into: &recording.directory)
         number(table, "max_file_mb", section: "recording", range: 1...4096, into: &recording.maxFileMegabytes)
         number(table, "max_total_mb", section: "recording", range: 1...1_000_000, into: &recording.maxTotalMegabytes)
@@ -274,6 +274,12 @@ struct ConfigReader {
         for key in table.keys.sorted() where !known.contains(key) {
             fail(prefix + key, "unknown key (known: \(known.joined(separator: ", ")))")
         }
+    }
+
+    private mutating func flag(_ table: [String: JSONValue], _ key: String, section: String, into target: inout Bool) {
+        guard let value = table[key] else { return }
+        guard let flag = value.boolValue else { return fail("\(section).\(key)", "must be true or false") }
+        target = flag
     }
 
     private mutating func string(_ table: [String: JSONValue], _ key: String, section: String, into target: inout String) {
