@@ -38,6 +38,9 @@ let package = Package(
         // What lies ahead of the vehicle: speed alerts from the posted limits, and the road objects of the route.
         // Pure: a route and fixes' values in, decisions out; the coordinator publishes them.
         .target(name: "RoadAhead", dependencies: ["NavigationCore"]),
+        // The trip as a driver plans by it: the arrival at the driver's pace, at each stop and the destination.
+        // Pure: states' values in, estimates out; the coordinator publishes them.
+        .target(name: "TripPlanning", dependencies: ["NavigationCore"]),
         // NMEA 0183: sentence framing, checksums, epoch assembly into fixes, sentence writing. Pure.
         .target(name: "NMEA", dependencies: ["NavigationCore"]),
         // libgps (gpsd's client library) and libserialport, as the system provides them.
@@ -73,7 +76,7 @@ let package = Package(
         .target(
             name: "NavigationDaemon",
             dependencies: [
-                "NavigationCore", "RoadAhead", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
+                "NavigationCore", "RoadAhead", "TripPlanning", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
                 "CNavdSystem", "SystemSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -118,6 +121,10 @@ let package = Package(
         .testTarget(
             name: "RoadAheadTests",
             dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TripPlanningTests",
+            dependencies: ["TripPlanning", "NavigationCore", "RouteAdapters", "TestSupport"]
         ),
         .testTarget(
             name: "RouteAdaptersTests",

@@ -41,6 +41,8 @@ public struct DriveLog: Sendable {
         public var roadName: String?
         /// The speed alert's level on this state (`minor`, `major`), nil without one.
         public var speedAlert: String?
+        /// navd's arrival estimate on this state (at the driver's pace), seconds since 2001-01-01 UTC.
+        public var arrivalTime: Double?
     }
 
     public struct RouteShown: Sendable {
@@ -236,7 +238,8 @@ public struct DriveLog: Sendable {
             offRoute: deviation == "off_route" || deviation == "offRoute", predicted: record.predicted == true, stepIndex: record.stepIndex,
             distanceRemaining: record.progress?.distanceRemaining, durationRemaining: record.progress?.durationRemaining,
             distanceTravelled: record.distanceTravelled, speedLimit: record.speedLimit.map { "\(CheckedNumber.clampedWhole($0.value, rounding: .towardZero)) \($0.unit)" },
-            roadName: record.roadName, speedAlert: record.speedAlert.flatMap { $0.level == .none ? nil : $0.level.rawValue })
+            roadName: record.roadName, speedAlert: record.speedAlert.flatMap { $0.level == .none ? nil : $0.level.rawValue },
+            arrivalTime: record.arrival.flatMap { ISO8601Timestamp.parse($0.time)?.timeIntervalSinceReferenceDate })
     }
 
 

@@ -22,6 +22,7 @@ public enum DriveReportPage {
             <section id="summary"><h2>Summary</h2>\(cards(summary))</section>
             <section id="map-section"><h2>Map</h2>\(ReportMap(log).svg(log))\(legend(log))</section>
             <section id="quality"><h2>GNSS quality and speed</h2>\(ReportChart(log).svg())</section>
+            \(ArrivalChart(log).svg().map { "<section id=\"arrival\"><h2>Arrival estimate</h2>\($0)</section>" } ?? "")
             <section id="timeline"><h2>Timeline</h2>\(timeline(log))</section>
             <section id="sessions"><h2>Route calculations</h2>\(sessions(log))</section>
             <section id="configuration"><h2>Configuration</h2><pre>\(HTML.escape(log.configuration))</pre></section>
@@ -113,6 +114,9 @@ public enum DriveReportPage {
         #chart .accuracy{fill:none;stroke:#7c3aed;stroke-width:1.5}#chart .speed{fill:none;stroke:#0891b2;stroke-width:1.5}
         #chart .off-route{fill:#fecaca}#chart .speed-minor{fill:#f59e0b}#chart .speed-major{fill:#dc2626}#chart .reroute{stroke:#f97316;stroke-width:2}#chart .axis{stroke:#9ca3af}
         #chart text{font-size:11px;fill:#374151}
+        #arrival-chart{width:100%;height:auto;border:1px solid #d1d5db;border-radius:6px}#arrival-chart .background{fill:#fff}
+        #arrival-chart .navd{fill:none;stroke:#16a34a;stroke-width:1.5}#arrival-chart .engine{fill:none;stroke:#9ca3af;stroke-width:1.5;stroke-dasharray:4 3}
+        #arrival-chart .axis{stroke:#9ca3af}#arrival-chart .zero{stroke:#111827}#arrival-chart text{font-size:11px;fill:#374151}
         table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #e5e7eb}
         td.time{font-variant-numeric:tabular-nums;white-space:nowrap}tr.deviation td,tr.failed td{color:#b91c1c}tr.route td{font-weight:bold}
         pre{background:#f3f4f6;padding:10px;border-radius:6px;font-size:12px;overflow:auto}

@@ -129,9 +129,17 @@ struct LiveView {
             lines += ["", "", Self.speedLine(state)]
         } else if arrived == nil, navigating, let state {
             let left = state.progress?.distanceRemaining ?? 0
-            let seconds = state.progress?.durationRemaining ?? 0
+            // navd's arrival at the driver's pace; the engine's remaining duration from a navd without it.
+            let seconds = state.arrival?.durationRemaining ?? state.progress?.durationRemaining ?? 0
             var eta = ""
-            if let time = ISO8601Timestamp.parse(state.time) { eta = " · ETA " + Self.clockTime(time.addingTimeInterval(seconds)) }
+            if let arrival = state.arrival.flatMap({ ISO8601Timestamp.parse($0.time) }) {
+                eta = " · ETA " + Self.clockTime(arrival)
+            } else if let time = ISO8601Timestamp.parse(state.time) {
+                eta = " · ETA " + Self.clockTime(time.addingTimeInterval(seconds))
+            }
+            if let next = state.arrival?.waypoints.first, state.arrival!.waypoints.count > 1, let at = ISO8601Timestamp.parse(next.time) {
+                eta += " · next stop " + Self.clockTime(at)
+            }
             let total = max(routeDistance ?? left, left, 1)
             lines.append("  \(HumanReadable.distance(left)) left · \(HumanReadable.duration(seconds))\(eta)")
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))

@@ -39,13 +39,33 @@ struct StatusSubcommand: AsyncParsableCommand {
             if let state = s.tripState, let left = state.progress?.distanceRemaining {
                 text += "; \(HumanReadable.distance(left)) left on \(state.roadName ?? "an unnamed road")"
             }
+            if let arrival = s.tripState?.arrival {
+                text += "; arriving \(arrival.time) (pace \(arrival.pace))"
+            }
             lines.append(text)
+        }
+        if s.route == nil, let state = s.tripState, let freeDrive = state.freeDrive { lines.append(Self.describeFreeDrive(state, freeDrive)) }
+        if let alert = s.tripState?.speedAlert, alert.level != .none, let limit = alert.limit {
+            lines.append("speed:   \(alert.level.rawValue) alert, \(alert.speed.map { CheckedNumber.clampedWhole($0) } ?? 0) in a \(CheckedNumber.clampedWhole(limit, rounding: .towardZero)) \(alert.unit) limit")
         }
         for calculation in s.calculations {
             lines.append("calc:    session \(calculation.session) (\(calculation.purpose.rawValue)), attempt \(calculation.attempts)\(calculation.waitingForFix ? ", waiting for a fix" : "")")
         }
         lines.append("reroute: \(s.reroute.policy)\(s.reroute.resumesAt.map { ", paused until \($0)" } ?? "")")
         return lines
+    }
+
+    /// Without a trip: the road free drive matched the car to, or that it is still finding it, or why it cannot.
+    static func describeFreeDrive(_ state: TripStateRecord, _ freeDrive: TripStateRecord.FreeDrive) -> String {
+        switch freeDrive.status {
+        case "matched":
+            let limit = state.speedLimit.map { ", limit \(CheckedNumber.clampedWhole($0.value, rounding: .towardZero)) \($0.unit)" } ?? ""
+            return "free:    matched, on \(state.roadName ?? "an unnamed road")\(limit)"
+        case "unavailable":
+            return "free:    unavailable (\(freeDrive.detail ?? "no reason given"))"
+        default:
+            return "free:    finding the road"
+        }
     }
 }
 

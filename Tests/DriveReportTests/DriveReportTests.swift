@@ -1,4 +1,4 @@
-import DriveReport
+@testable import DriveReport
 import Foundation
 import NavigationCore
 import NavigationProtocol
@@ -31,6 +31,33 @@ import Testing
         let arrived = try #require(log.arrival?.distanceTravelled)
         #expect(summary.distanceDriven == arrived)
         #expect(summary.fixRate > 0.9 && summary.fixRate < 1.1, "the simulator sends one fix per receiver second: \(summary.fixRate)")
+    }
+
+    /// The arrival estimates against the real arrival: navd's at the driver's pace and the engine's, both drawn;
+    /// navd's is within a minute of the truth at the end of the drive; a recording without navd's estimate (made
+    /// by a navd before it) has no such chart.
+    @Test func theArrivalEstimateIsComparedWithTheRealArrival() throws {
+        let text = try Self.golden("valhalla-missed-turn")
+        let log = try DriveLog(recording: [text])
+        let navd = ArrivalChart(log).errors.navd, engine = ArrivalChart(log).errors.engine
+        #expect(navd.count > 10 && engine.count == navd.count, "\(navd.count) navd and \(engine.count) engine estimates")
+        let last = try #require(navd.last)
+        #expect(abs(last.1) < 1, "navd's last estimate was \(last.1) minutes off")
+        let html = DriveReportPage.html(log, title: "t")
+        #expect(html.contains(#"<svg id="arrival-chart""#) && Self.count(#"<polyline class="navd""#, in: html) == 1 && Self.count(#"<polyline class="engine""#, in: html) == 1)
+
+        let withoutEstimates = text.split(separator: "\n").map { line in
+            guard let range = line.range(of: #""arrival":{"#) else { return String(line) }
+            // Drop the object: its nesting is one list of flat objects, so the first "]}" closes it.
+            let rest = line[range.lowerBound...]
+            guard let end = rest.range(of: "]},") else { return String(line) }
+            return String(line[..<range.lowerBound] + line[end.upperBound...])
+        }.joined(separator: "\n")
+        #expect(!withoutEstimates.contains(#""arrival":{"#))
+        let old = try DriveLog(recording: [withoutEstimates])
+        #expect(ArrivalChart(old).svg() == nil)
+        let oldPage = DriveReportPage.html(old, title: "t")
+        #expect(!oldPage.contains(#"<svg id="arrival-chart""#) && !oldPage.contains(#"<section id="arrival">"#))
     }
 
     @Test func thePageIsSelfContainedAndDrawsEveryPart() throws {

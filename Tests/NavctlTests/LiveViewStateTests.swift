@@ -59,6 +59,28 @@ struct LiveViewStateTests {
         #expect(!unavailable.contains("OVER THE LIMIT"))
     }
 
+    /// `navctl status` without a trip says what free drive knows (and a speed alert that is on), one line each.
+    @Test(arguments: [
+        (#""freeDrive":{"status":"matched"},"roadName":"Koulutie","speedLimit":{"value":40,"unit":"km/h"},"speedAlert":{"level":"major","limit":40,"unit":"km/h","speed":75}"#,
+         ["free:    matched, on Koulutie, limit 40 km/h", "speed:   major alert, 75 in a 40 km/h limit"]),
+        (#""freeDrive":{"status":"waiting"}"#, ["free:    finding the road"]),
+        (#""freeDrive":{"status":"unavailable","detail":"cannot connect to 127.0.0.1:9"}"#, ["free:    unavailable (cannot connect to 127.0.0.1:9)"]),
+    ])
+    func statusSaysWhatFreeDriveKnows(fields: String, expected: [String]) throws {
+        guard case .tripState(let record) = try Self.idleState(fields).event else {
+            Issue.record("not a trip state")
+            return
+        }
+        var snapshot = Snapshot(
+            phase: .idle, routeId: nil,
+            gnss: Snapshot.GNSS(status: .ok, detail: "3D fix", rejectedFixes: Snapshot.GNSS.Rejected(backwardsInTime: 0, repeatedTime: 0, impossibleSpeed: 0), lastFixAge: 0.2),
+            calculations: [], reroute: Snapshot.Reroute(policy: "ready", accept: "any", resumesAt: nil))
+        snapshot.tripState = record
+        let lines = StatusSubcommand.describe(snapshot)
+        for line in expected { #expect(lines.contains(line), "\(lines)") }
+        #expect(lines.filter { $0.hasPrefix("free:") || $0.hasPrefix("speed:") }.count == expected.count, "\(lines)")
+    }
+
     @Test(arguments: [(0.0, "north"), (44, "north-east"), (100, "east"), (225, "south-west"), (350, "north"), (-30, "north-west")])
     func compassPoints(bearing: Double, point: String) {
         #expect(LiveView.compassPoint(bearing) == point)

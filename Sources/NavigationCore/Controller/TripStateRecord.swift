@@ -75,6 +75,40 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
             self.detail = detail
         }
     }
+    /// While navigating: the arrival at the driver's pace (set by the daemon; docs/trip.md#arrival-time).
+    public var arrival: Arrival?
+    public struct Arrival: Hashable, Sendable, Codable {
+        /// When the vehicle will be at the destination: the fix time plus `durationRemaining`, ISO 8601 UTC.
+        public var time: String
+        /// Seconds still to drive to the destination at the driver's pace (one decimal).
+        public var durationRemaining: Double
+        /// Actual seconds per second the engine expected, over the last minutes of driving (two decimals).
+        public var pace: Double
+        /// The stops not reached yet and the destination, in order.
+        public var waypoints: [Waypoint]
+
+        public struct Waypoint: Hashable, Sendable, Codable {
+            /// Index in the `navigate` command's waypoints, as `waypoint_reached` counts them.
+            public var index: Int
+            /// ISO 8601 UTC.
+            public var time: String
+            /// Seconds still to drive to it at the driver's pace (one decimal).
+            public var durationRemaining: Double
+
+            public init(index: Int, time: String, durationRemaining: Double) {
+                self.index = index
+                self.time = time
+                self.durationRemaining = durationRemaining
+            }
+        }
+
+        public init(time: String, durationRemaining: Double, pace: Double, waypoints: [Waypoint]) {
+            self.time = time
+            self.durationRemaining = durationRemaining
+            self.pace = pace
+            self.waypoints = waypoints
+        }
+    }
     /// While navigating: the road objects ahead within the horizon, nearest first (set by the daemon; empty when
     /// there are none or the engine said nothing of them).
     public var roadAhead: [RoadObjectAhead]?

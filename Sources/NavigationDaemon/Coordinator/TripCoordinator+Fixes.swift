@@ -87,6 +87,7 @@ extension TripCoordinator {
         var record = TripStateRecord(.navigating(state), time: time)
         // A predicted state has no speed the receiver vouches for: no speed alert.
         record.speedAlert = observeSpeed(state: state, fix: nil, time: time)
+        record.arrival = estimateArrival(state, fix: nil, time: time)
         record.roadAhead = roadAhead(state)
         publish(.tripState(record))
     }
@@ -144,6 +145,7 @@ extension TripCoordinator {
             publishNewInstructions(in: state)
             var record = TripStateRecord(next, time: fix.location.timestamp)
             record.speedAlert = observeSpeed(state: state, fix: fix, time: fix.location.timestamp)
+            record.arrival = estimateArrival(state, fix: fix, time: fix.location.timestamp)
             record.roadAhead = roadAhead(state)
             publish(.tripState(record))
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count

@@ -5,6 +5,7 @@ import LocationSources
 import NavigationCore
 import NavigationProtocol
 import RoadAhead
+import TripPlanning
 import RouteAdapters
 import RouteClient
 
@@ -107,8 +108,14 @@ public struct TripCoordinator: Sendable {
             didSet {
                 limits = RouteLimits(route: controller.route, index: controller.index)
                 objects = RouteObjects(route: controller.route, index: controller.index)
+                legs = LegDurations(route: controller.route)
+                arrival.routeChanged()
             }
         }
+        /// Where the route's stops are in time, for the arrival at each; made anew with each route.
+        private(set) var legs: LegDurations
+        /// The driver's pace and the arrival it gives; kept across reroutes (the pace is the driver's).
+        var arrival = ArrivalEstimator()
         /// The route's posted limits, for the slow-down warning; made anew with each route.
         private(set) var limits: RouteLimits
         /// The route's road objects (tunnels, tolls, ferries, ...), for `roadAhead` and dead reckoning in tunnels.
@@ -133,6 +140,7 @@ public struct TripCoordinator: Sendable {
             self.controller = controller
             limits = RouteLimits(route: controller.route, index: controller.index)
             objects = RouteObjects(route: controller.route, index: controller.index)
+            legs = LegDurations(route: controller.route)
             self.state = state
             self.requested = requested
             self.passedBeforeRoute = passedBeforeRoute

@@ -3,6 +3,7 @@ import Glibc
 import NavigationCore
 import NavigationProtocol
 import RoadAhead
+import TripPlanning
 
 /// What a replay needs of the navigation loop's state when a recording starts: the coordinator's counters, its
 /// last fix and GNSS health, the trip (as the journal would save it) and the event sequence number. At navd's
@@ -26,6 +27,9 @@ public struct RecordingSeed: Sendable, Equatable {
     /// What the speed alert and free drive remember (``TripCoordinator/roadAheadMemory``): an alert on, a free-drive
     /// match or a request in flight when the recording starts. Absent in recordings made before them.
     public var roadAhead: JSONValue?
+    /// The trip's arrival estimator (``TripPlanning/ArrivalEstimator/Memory``): the driver's pace so far. Absent
+    /// without a trip and in recordings made before it.
+    public var arrival: JSONValue?
 
     public var json: JSONValue {
         var object: [String: JSONValue] = [
@@ -37,6 +41,7 @@ public struct RecordingSeed: Sendable, Equatable {
             "trip": trip.map { JSONLine.value($0) } ?? .null,
         ]
         if let roadAhead { object["roadAhead"] = roadAhead }
+        if let arrival { object["arrival"] = arrival }
         if let fix = lastFix {
             object["lastFix"] = RecordingCodec.location(fix.location)
             object["lastFixQuality"] = RecordingCodec.quality(fix.quality)
@@ -70,6 +75,7 @@ public struct RecordingSeed: Sendable, Equatable {
         sourceFinished = json["sourceFinished"]?.boolValue ?? false
         confirmTripAgeOnFirstFix = json["confirmTripAgeOnFirstFix"]?.boolValue ?? false
         roadAhead = json["roadAhead"]
+        arrival = json["arrival"]
         if let trip = json["trip"], trip != .null {
             do {
                 self.trip = try TripJournal.record(from: Data(JSONLine.serialize(trip.objectValue ?? [:])))
@@ -82,9 +88,10 @@ public struct RecordingSeed: Sendable, Equatable {
     init(
         idPrefix: String, seq: UInt64, nextRoute: Int, nextSession: Int, generation: Int, lastFix: GNSSFix?, lastFixAt: Date?,
         gnssHealth: GNSSHealth, expectedRerouteLatency: Double, sourceFinished: Bool, trip: TripJournalRecord?, confirmTripAgeOnFirstFix: Bool,
-        roadAhead: JSONValue? = nil
+        roadAhead: JSONValue? = nil, arrival: JSONValue? = nil
     ) {
         self.roadAhead = roadAhead
+        self.arrival = arrival
         self.idPrefix = idPrefix
         self.seq = seq
         self.nextRoute = nextRoute
@@ -107,7 +114,7 @@ extension TripCoordinator {
             idPrefix: idPrefix, seq: seq, nextRoute: nextRoute, nextSession: nextSession, generation: generation, lastFix: lastFix,
             lastFixAt: lastFixAt, gnssHealth: gnssHealth, expectedRerouteLatency: expectedRerouteLatency, sourceFinished: sourceFinished,
             trip: checkpoint(now: now), confirmTripAgeOnFirstFix: trip?.resumeFrom?.confirmAgeOnFirstFix ?? false,
-            roadAhead: roadAheadMemory)
+            roadAhead: roadAheadMemory, arrival: trip.flatMap { try? JSONValueEncoder().encode($0.arrival.memory) })
     }
 
     /// The speed alert's and free drive's memory, and the free-drive request in flight, as a recording's seed
@@ -145,6 +152,12 @@ extension TripCoordinator {
             }
             freeDriveSession = CheckedNumber.whole(memory["freeDriveSession"], in: PhysicalRange.identifier)
             nextFreeDriveRequest = CheckedNumber.whole(memory["nextFreeDriveRequest"], in: PhysicalRange.identifier) ?? 0
+        }
+        // The pace so far, for the trip the seed restored; a memory out of range starts the pace afresh.
+        if trip != nil, let value = seed.arrival, let memory = try? JSONValueDecoder().decode(ArrivalEstimator.Memory.self, from: value),
+            let estimator = ArrivalEstimator(settings: ArrivalSettings(), memory: memory)
+        {
+            trip!.arrival = estimator
         }
     }
 }
