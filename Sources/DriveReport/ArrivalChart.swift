@@ -35,9 +35,7 @@ struct ArrivalChart {
         func x(_ t: Double) -> Double { left + (t - start) / max(1, span - start) * (width - left - right) }
         func y(_ v: Double) -> Double { top + (extent - v) / (2 * extent) * (height - bottom - top) }
         func line(_ values: [(Double, Double)], _ cssClass: String, _ title: String) -> String {
-            guard values.count > 1 else { return "" }
-            let points = values.map { "\(HTML.number(x($0.0))),\(HTML.number(y($0.1)))" }.joined(separator: " ")
-            return #"<polyline class="\#(cssClass)" points="\#(points)"><title>\#(title)</title></polyline>"#
+            HTML.polyline(values, cssClass: cssClass, title: title, x: x, y: y)
         }
         var parts = [#"<rect class="background" width="100%" height="100%"/>"#]
         parts.append(#"<line class="zero" x1="\#(left)" x2="\#(width - right)" y1="\#(HTML.number(y(0)))" y2="\#(HTML.number(y(0)))"/>"#)

@@ -125,6 +125,16 @@ public enum DriveReportPage {
 
 /// Escaping and number formatting for the page.
 enum HTML {
+    /// An SVG polyline through `values` (x, y in the data's units) placed by `x` and `y`, with a tooltip; empty
+    /// for fewer than two points.
+    static func polyline(
+        _ values: [(Double, Double)], cssClass: String, title: String, x: (Double) -> Double, y: (Double) -> Double
+    ) -> String {
+        guard values.count > 1 else { return "" }
+        let points = values.map { "\(number(x($0.0))),\(number(y($0.1)))" }.joined(separator: " ")
+        return #"<polyline class="\#(cssClass)" points="\#(points)"><title>\#(title)</title></polyline>"#
+    }
+
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)

@@ -42,9 +42,7 @@ struct ReportChart {
             parts.append(#"<line class="reroute" x1="\#(HTML.number(x(route.at)))" x2="\#(HTML.number(x(route.at)))" y1="\#(self.top)" y2="\#(HTML.number(height - bottom))"><title>reroute \#(HTML.escape(route.routeId))</title></line>"#)
         }
         func line(_ values: [(Double, Double)], _ cssClass: String, _ title: String) -> String {
-            guard values.count > 1 else { return "" }
-            let points = values.map { "\(HTML.number(x($0.0))),\(HTML.number(y($0.1)))" }.joined(separator: " ")
-            return #"<polyline class="\#(cssClass)" points="\#(points)"><title>\#(title)</title></polyline>"#
+            HTML.polyline(values, cssClass: cssClass, title: title, x: x, y: y)
         }
         parts.append(line(log.fixes.map { ($0.at, $0.accuracy) }, "accuracy", "accuracy, m (68%)"))
         parts.append(line(log.fixes.compactMap { fix in fix.speed.map { (fix.at, $0) } }, "speed", "speed, m/s"))

@@ -14,14 +14,13 @@ extension TripCoordinator {
         let remaining = trip!.arrival.observe(
             time: time, remaining: engineRemaining, speed: fix?.location.speed?.metersPerSecond, measured: fix != nil && !state.predicted)
         let pace = trip!.arrival.pace
-        let current = trip!
-        let estimator = current.arrival
+        let estimator = trip!.arrival, passedBeforeRoute = trip!.passedBeforeRoute
         // Whole seconds: a driver reads minutes, and the record stays short.
         func at(_ seconds: Double) -> String { ISO8601Timestamp.format(Date(timeIntervalSinceReferenceDate: (time.timeIntervalSinceReferenceDate + seconds).rounded())) }
         func tenths(_ seconds: Double) -> Double { (seconds * 10).rounded() / 10 }
-        let waypoints = current.legs.ahead(next: state.remainingWaypoints.startIndex, remaining: engineRemaining).map { stop, left in
+        let waypoints = trip!.legs.ahead(next: state.remainingWaypoints.startIndex, remaining: engineRemaining).map { stop, left in
             TripStateRecord.Arrival.Waypoint(
-                index: current.passedBeforeRoute + stop.waypoint - 1, time: at(estimator.paced(left)), durationRemaining: tenths(estimator.paced(left)))
+                index: passedBeforeRoute + stop.waypoint - 1, time: at(estimator.paced(left)), durationRemaining: tenths(estimator.paced(left)))
         }
         return TripStateRecord.Arrival(time: at(remaining), durationRemaining: tenths(remaining), pace: (pace * 100).rounded() / 100, waypoints: waypoints)
     }
