@@ -172,7 +172,7 @@ let package = Package(
             .testTarget(
             name: "NavigationDaemonTests",
             dependencies: [
-                "NavigationCore", "RoadAhead", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
+                "NavigationCore", "RoadAhead", "TripPlanning", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

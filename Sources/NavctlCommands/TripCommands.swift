@@ -44,6 +44,7 @@ struct StatusSubcommand: AsyncParsableCommand {
             }
             lines.append(text)
         }
+        if let stops = Self.describeStops(s) { lines.append(stops) }
         if s.route == nil, let state = s.tripState, let freeDrive = state.freeDrive { lines.append(Self.describeFreeDrive(state, freeDrive)) }
         if let alert = s.tripState?.speedAlert, alert.level != .none, let limit = alert.limit {
             lines.append("speed:   \(alert.level.rawValue) alert, \(alert.speed.map { CheckedNumber.clampedWhole($0) } ?? 0) in a \(CheckedNumber.clampedWhole(limit, rounding: .towardZero)) \(alert.unit) limit")
@@ -53,6 +54,15 @@ struct StatusSubcommand: AsyncParsableCommand {
         }
         lines.append("reroute: \(s.reroute.policy)\(s.reroute.resumesAt.map { ", paused until \($0)" } ?? "")")
         return lines
+    }
+
+    /// The waypoints still ahead, each with the number `add-stop --index` and `remove-stop --index` give it (0:
+    /// the next one), the destination last; nil without a navigating trip.
+    static func describeStops(_ s: Snapshot) -> String? {
+        guard let destinations = s.destinations, let remaining = s.tripState?.remainingWaypoints, (1...destinations.count).contains(remaining)
+        else { return nil }
+        let ahead = destinations.suffix(remaining).enumerated().map { "[\($0.offset)] \($0.element.lat),\($0.element.lon)" }
+        return "stops:   \(remaining) ahead: " + ahead.joined(separator: " · ") + " (destination)"
     }
 
     /// Without a trip: the road free drive matched the car to, or that it is still finding it, or why it cannot.
@@ -89,14 +99,7 @@ struct NavigateSubcommand: AsyncParsableCommand {
     @Option(help: "A routing costing or profile (Valhalla costing, GraphHopper profile).")
     var costing: String?
 
-    @Flag(help: "Return once navd accepted the command, without waiting for the route.")
-    var noWait = false
-
-    @Flag(help: "Print navd's reply and the calculation's events as JSON Lines.")
-    var json = false
-
-    @Option(help: "Seconds to wait for the route.")
-    var timeout: Double = 60
+    @OptionGroup var waiting: CalculationWaitOptions
 
     func run() async throws {
         try await reportingErrors {
@@ -113,37 +116,58 @@ struct NavigateSubcommand: AsyncParsableCommand {
             defer { navd.close() }
             let reply: NavigateReply
             do throws(NavdClientError) {
-                reply = try await navd.send(command, timeout: timeout)
+                reply = try await navd.send(command, timeout: waiting.timeout)
             } catch {
                 throw CommandFailure(error.description)
             }
-            if json { try writeJSON(reply) } else {
+            if waiting.json { try writeJSON(reply) } else {
                 writeLine("calculation \(reply.session) started" + (reply.waitingForFix ? " (waiting for a GNSS fix)" : ""))
             }
-            guard !noWait else { return }
-            Task {
-                try? await Task.sleep(for: .seconds(timeout))
-                navd.close()
-            }
-            for await message in navd.events {
-                switch message.event {
-                case .routeCalculation(let calculation) where calculation.session == reply.session:
-                    if json { writeLine(String(decoding: message.line.dropLast(), as: UTF8.self)) }
-                    if calculation.status == .failed { throw CommandFailure("route calculation \(reply.session) failed: \(calculation.error?.message ?? "?")") }
-                    if calculation.status == .cancelled { throw CommandFailure("route calculation \(reply.session) was cancelled") }
-                case .route(let route) where route.session == reply.session:
-                    if json {
-                        writeLine(String(decoding: message.line.dropLast(), as: UTF8.self))
-                    } else {
-                        writeLine("navigating \(message.routeId ?? "?"): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration)), \(route.steps) steps")
-                    }
-                    return
-                default:
-                    break
-                }
-            }
-            throw CommandFailure("no route within \(CheckedNumber.clampedWhole(timeout, rounding: .towardZero)) s (navctl watch shows what navd is doing)")
+            try await waiting.waitForRoute(navd, session: reply.session)
         }
+    }
+}
+
+/// How a command that starts a calculation waits for its route (`navigate`, `add-stop`, ...).
+struct CalculationWaitOptions: ParsableArguments {
+    @Flag(help: "Return once navd accepted the command, without waiting for the route.")
+    var noWait = false
+
+    @Flag(help: "Print navd's reply and the calculation's events as JSON Lines.")
+    var json = false
+
+    @Option(help: "Seconds to wait for the route.")
+    var timeout: Double = 60
+
+    /// Follows calculation `session` to its route (printed) or its failure (thrown), unless `--no-wait`.
+    func waitForRoute(_ navd: NavdConnection, session: Int) async throws {
+        guard !noWait else { return }
+        let timeout = self.timeout
+        Task {
+            try? await Task.sleep(for: .seconds(timeout))
+            navd.close()
+        }
+        for await message in navd.events {
+            switch message.event {
+            case .routeCalculation(let calculation) where calculation.session == session:
+                if json { writeLine(String(decoding: message.line.dropLast(), as: UTF8.self)) }
+                if calculation.status == .failed { throw CommandFailure("route calculation \(session) failed: \(calculation.error?.message ?? "?")") }
+                if calculation.status == .cancelled { throw CommandFailure("route calculation \(session) was cancelled: \(calculation.reason ?? "?")") }
+                if calculation.status == .succeeded, calculation.applied == false {
+                    throw CommandFailure("route calculation \(session) was not applied: \(calculation.reason ?? "?")")
+                }
+            case .route(let route) where route.session == session:
+                if json {
+                    writeLine(String(decoding: message.line.dropLast(), as: UTF8.self))
+                } else {
+                    writeLine("navigating \(message.routeId ?? "?") (\(route.reason.rawValue)): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration)), \(route.steps) steps")
+                }
+                return
+            default:
+                break
+            }
+        }
+        throw CommandFailure("no route within \(CheckedNumber.clampedWhole(timeout, rounding: .towardZero)) s (navctl watch shows what navd is doing)")
     }
 }
 

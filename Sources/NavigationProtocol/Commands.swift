@@ -48,37 +48,14 @@ public struct NavigateCommand: NavigationCommand, Hashable {
         guard !list.isEmpty else { throw ProtocolError(.invalidField, "'waypoints' must have at least one waypoint") }
         guard list.count <= 50 else { throw ProtocolError(.invalidField, "'waypoints' has \(list.count) entries; at most 50") }
         var waypoints: [Waypoint] = []
-        for (i, value) in list.enumerated() {
-            let coordinate = try CommandFields.coordinate(value, path: "waypoints[\(i)]")
-            let object = value.objectValue ?? [:]
-            var kind = Waypoint.Kind.break
-            if let text = object["kind"]?.stringValue {
-                guard let parsed = Waypoint.Kind(rawValue: text) else {
-                    throw ProtocolError(.invalidField, "waypoints[\(i)].kind must be 'break' or 'via', not '\(text)'")
-                }
-                kind = parsed
-            }
-            var properties: [String: JSONValue] = [:]
-            if let value = object["properties"], value != .null {
-                guard let object = value.objectValue else { throw ProtocolError(.invalidField, "waypoints[\(i)].properties must be an object") }
-                properties = object
-                try Self.checkNumericProperties(properties, path: "waypoints[\(i)].properties")
-            }
-            waypoints.append(Waypoint(coordinate: coordinate, kind: kind, properties: properties))
-        }
+        for (i, value) in list.enumerated() { waypoints.append(try Self.waypoint(value, path: "waypoints[\(i)]")) }
         self.waypoints = waypoints
         self.options = try RouteOptions(fields: CommandFields(try fields.objectField("options") ?? [:]))
     }
 
     public var fields: [String: JSONValue] {
         var object: [String: JSONValue] = [
-            "waypoints": .array(waypoints.map { waypoint in
-                var point: [String: JSONValue] = [
-                    "lat": .number(waypoint.coordinate.latitude), "lon": .number(waypoint.coordinate.longitude), "kind": .string(waypoint.kind.rawValue),
-                ]
-                if !waypoint.properties.isEmpty { point["properties"] = .object(waypoint.properties) }
-                return .object(point)
-            })
+            "waypoints": .array(waypoints.map(Self.fields(of:)))
         ]
         var options: [String: JSONValue] = [:]
         if let costing = self.options.costing { options["costing"] = .string(costing) }
@@ -90,6 +67,35 @@ public struct NavigateCommand: NavigationCommand, Hashable {
 }
 
 extension NavigateCommand {
+    /// One waypoint as a client writes it: `{lat, lon, kind?, properties?}`; `path` names it in errors.
+    public static func waypoint(_ value: JSONValue, path: String) throws(ProtocolError) -> Waypoint {
+        let coordinate = try CommandFields.coordinate(value, path: path)
+        let object = value.objectValue ?? [:]
+        var kind = Waypoint.Kind.break
+        if let text = object["kind"]?.stringValue {
+            guard let parsed = Waypoint.Kind(rawValue: text) else {
+                throw ProtocolError(.invalidField, "\(path).kind must be 'break' or 'via', not '\(text)'")
+            }
+            kind = parsed
+        }
+        var properties: [String: JSONValue] = [:]
+        if let value = object["properties"], value != .null {
+            guard let object = value.objectValue else { throw ProtocolError(.invalidField, "\(path).properties must be an object") }
+            properties = object
+            try checkNumericProperties(properties, path: "\(path).properties")
+        }
+        return Waypoint(coordinate: coordinate, kind: kind, properties: properties)
+    }
+
+    /// A waypoint as `waypoint(_:path:)` reads it back.
+    public static func fields(of waypoint: Waypoint) -> JSONValue {
+        var point: [String: JSONValue] = [
+            "lat": .number(waypoint.coordinate.latitude), "lon": .number(waypoint.coordinate.longitude), "kind": .string(waypoint.kind.rawValue),
+        ]
+        if !waypoint.properties.isEmpty { point["properties"] = .object(waypoint.properties) }
+        return .object(point)
+    }
+
     /// Waypoint properties that engines read as numbers, with their ranges: a client's `radius: 1e300` is
     /// `invalid_field` here, not a number a request generator has to turn into text.
     static let numericProperties: [String: (range: ClosedRange<Double>, unit: String)] = [

@@ -26,6 +26,19 @@ public struct SessionReply: Codable, Hashable, Sendable {
     public init(session: Int) { self.session = session }
 }
 
+/// `add_stop`, `remove_stop`, `skip_waypoint`: the calculation from the current position through the new list.
+public struct StopsReply: Codable, Hashable, Sendable {
+    /// Most waypoints a trip routes through at once (as `navigate` takes).
+    public static let waypointLimit = 50
+    public var session: Int
+    /// The waypoints still ahead once the route is found, the destination last.
+    public var waypoints: [LatLon]
+    public init(session: Int, waypoints: [LatLon]) {
+        self.session = session
+        self.waypoints = waypoints
+    }
+}
+
 /// `cancel`.
 public struct CancelReply: Codable, Hashable, Sendable {
     /// False when there was no trip.

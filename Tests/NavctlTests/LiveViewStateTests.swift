@@ -81,6 +81,30 @@ struct LiveViewStateTests {
         #expect(lines.filter { $0.hasPrefix("free:") || $0.hasPrefix("speed:") }.count == expected.count, "\(lines)")
     }
 
+    /// `navctl status` on a trip lists the waypoints still ahead with the numbers `remove-stop --index` takes:
+    /// one of three passed, two ahead.
+    @Test func statusListsTheWaypointsAhead() throws {
+        guard case .tripState(var record) = try Self.tripState(#""deviation":{"kind":"none","distance":0}"#).event else {
+            Issue.record("not a trip state")
+            return
+        }
+        record.remainingWaypoints = 2
+        var snapshot = Snapshot(
+            phase: .navigating, routeId: "r1",
+            gnss: Snapshot.GNSS(status: .ok, detail: "3D fix", rejectedFixes: Snapshot.GNSS.Rejected(backwardsInTime: 0, repeatedTime: 0, impossibleSpeed: 0), lastFixAge: 0.2),
+            calculations: [], reroute: Snapshot.Reroute(policy: "ready", accept: "any", resumesAt: nil))
+        snapshot.tripState = record
+        snapshot.destinations = [
+            LatLon(GeographicCoordinate(latitude: 60.1, longitude: 24.1)), LatLon(GeographicCoordinate(latitude: 60.2, longitude: 24.2)),
+            LatLon(GeographicCoordinate(latitude: 60.3, longitude: 24.3)),
+        ]
+        let lines = StatusSubcommand.describe(snapshot)
+        #expect(lines.contains("stops:   2 ahead: [0] 60.2,24.2 · [1] 60.3,24.3 (destination)"), "\(lines)")
+        // Without a trip, no such line.
+        snapshot.tripState = nil
+        #expect(!StatusSubcommand.describe(snapshot).contains { $0.hasPrefix("stops:") })
+    }
+
     @Test(arguments: [(0.0, "north"), (44, "north-east"), (100, "east"), (225, "south-west"), (350, "north"), (-30, "north-west")])
     func compassPoints(bearing: Double, point: String) {
         #expect(LiveView.compassPoint(bearing) == point)

@@ -37,6 +37,13 @@ struct ProtocolTests {
         BadLine(name: "unknown topic", line: #"{"type":"subscribe","id":"x","topics":["weather"]}"#, code: "invalid_field"),
         BadLine(name: "advance without trip", line: #"{"type":"advance","id":"x"}"#, code: "no_active_trip"),
         BadLine(name: "cancel unknown session", line: #"{"type":"cancel_calculation","id":"x","session":99}"#, code: "no_such_calculation"),
+        BadLine(name: "add_stop without a waypoint", line: #"{"type":"add_stop","id":"x"}"#, code: "missing_field"),
+        BadLine(name: "add_stop at index -1", line: #"{"type":"add_stop","id":"x","waypoint":{"lat":60.17,"lon":24.94},"index":-1}"#, code: "invalid_field"),
+        BadLine(name: "add_stop at index 1e300", line: #"{"type":"add_stop","id":"x","waypoint":{"lat":60.17,"lon":24.94},"index":1e300}"#, code: "invalid_field"),
+        BadLine(name: "add_stop without a trip", line: #"{"type":"add_stop","id":"x","waypoint":{"lat":60.17,"lon":24.94}}"#, code: "no_active_trip"),
+        BadLine(name: "remove_stop without index", line: #"{"type":"remove_stop","id":"x"}"#, code: "missing_field"),
+        BadLine(name: "remove_stop without a trip", line: #"{"type":"remove_stop","id":"x","index":0}"#, code: "no_active_trip"),
+        BadLine(name: "skip_waypoint without a trip", line: #"{"type":"skip_waypoint","id":"x"}"#, code: "no_active_trip"),
         BadLine(name: "deeply nested", line: String(repeating: "[", count: 5000), code: "invalid_json"),
         BadLine(name: "invalid UTF-8", line: "{\"type\":\"status\",\"id\":\"\u{FFFD}\u{0}\"", code: "invalid_json"),
     ]

@@ -45,17 +45,7 @@ import Testing
     /// destination's by the second leg's duration (at the pace), each with its index in the navigate command;
     /// once the stop is passed, the destination only.
     @Test func aStopHasItsOwnArrivalBeforeTheDestinations() throws {
-        let data = try Data(contentsOf: CoordinatorHarness.repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/helsinki_osrm_two_legs.json"))
-        let route = try #require(try OSRMResponseParser().parseRoutes(from: data).first)
-        let fixes = CoordinatorHarness.fixes(along: route)
-        var harness = CoordinatorHarness()
-        _ = harness.feed(fixes[0])
-        let reply = try harness.coordinator.navigate(
-            NavigateCommand(waypoints: route.waypoints.dropFirst().map { Waypoint(coordinate: $0.coordinate) }), now: harness.now)
-        _ = harness.take()
-        harness.coordinator.calculationFinished(session: reply.session, result: .success([route]), attempts: 1, now: harness.now)
-        _ = harness.take()
-        _ = harness.feed(fixes.dropFirst().prefix(5))
+        var (harness, route, fixes, _) = try CoordinatorHarness.navigatingTwoLegs(drivenTo: 5)
         let first = try Self.arrival(try #require(harness.effects.events(.tripState).last))
         #expect(first.waypoints.map { $0["index"]?.doubleValue } == [0, 1], "\(first.waypoints)")
         let secondLeg = route.steps.filter { $0.legIndex == 1 }.reduce(0) { $0 + $1.duration }

@@ -66,6 +66,23 @@ struct CoordinatorHarness {
         return (harness, route, fixes)
     }
 
+    /// A trip on a real two-leg OSRM answer (Helsinki: a stop, then the destination), navigating, with fixes
+    /// `0...drivenTo` of its drive fed; `asked`: the waypoints the navigate command gave.
+    static func navigatingTwoLegs(drivenTo last: Int) throws -> (harness: CoordinatorHarness, route: Route, fixes: [UserLocation], asked: [Waypoint]) {
+        let data = try Data(contentsOf: repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/helsinki_osrm_two_legs.json"))
+        let route = try #require(try OSRMResponseParser().parseRoutes(from: data).first)
+        let fixes = Self.fixes(along: route)
+        var harness = CoordinatorHarness()
+        _ = harness.feed(fixes[0])
+        let asked = route.waypoints.dropFirst().map { Waypoint(coordinate: $0.coordinate) }
+        let reply = try harness.coordinator.navigate(NavigateCommand(waypoints: asked), now: harness.now)
+        _ = harness.take()
+        harness.coordinator.calculationFinished(session: reply.session, result: .success([route]), attempts: 1, now: harness.now)
+        _ = harness.take()
+        _ = harness.feed(fixes[1...last])
+        return (harness, route, fixes, asked)
+    }
+
     /// Navigates to the route's destination and answers the session with `route`.
     mutating func navigate(answering route: Route) throws -> Int {
         let reply = try coordinator.navigate(NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: now)

@@ -128,6 +128,38 @@ import Testing
         }
         #expect(loaded == record)
     }
+
+    /// The trip's waypoints as changed on the way come back with their kinds and properties.
+    @Test func theTripsWaypointsRoundTrip() throws {
+        let journal = TripJournal(path: Self.temporaryPath())
+        var record = try Self.record(savedAt: CoordinatorHarness.start)
+        record.waypoints = [
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.17, longitude: 24.94), kind: .via),
+            Waypoint(coordinate: GeographicCoordinate(latitude: 60.18, longitude: 24.95), properties: ["radius": .number(20)]),
+        ]
+        record.passedWaypoints = 1
+        try journal.save(record)
+        guard case .resumable(let loaded) = journal.load(clocks: .init(wall: CoordinatorHarness.start), maxAge: 3600) else {
+            Issue.record("not resumable")
+            return
+        }
+        #expect(loaded.waypoints == record.waypoints && loaded.passedWaypoints == 1)
+    }
+
+    /// A count of passed waypoints that cannot be: the journal is unreadable, moved aside, not half-resumed.
+    @Test(arguments: [-1, 3, 1 << 40])
+    func anImpossibleCountOfPassedWaypointsIsUnreadable(passed: Int) throws {
+        let journal = TripJournal(path: Self.temporaryPath())
+        var record = try Self.record(savedAt: CoordinatorHarness.start)
+        record.waypoints = [Waypoint(coordinate: GeographicCoordinate(latitude: 60.17, longitude: 24.94))]
+        record.passedWaypoints = passed
+        try journal.save(record)
+        guard case .corrupt(let reason, _) = journal.load(clocks: .init(wall: CoordinatorHarness.start), maxAge: 3600) else {
+            Issue.record("a journal with passedWaypoints \(passed) was accepted")
+            return
+        }
+        #expect(reason.contains("passedWaypoints"), "\(reason)")
+    }
 }
 
 @Suite struct BootClockTests {

@@ -14,12 +14,13 @@ extension TripCoordinator {
     ) -> Int {
         let session = nextSession
         nextSession += 1
-        for older in calculations.values.sorted(by: { $0.session < $1.session }) where purpose != .reroute || older.purpose == .reroute {
+        for older in calculations.values.sorted(by: { $0.session < $1.session }) where Self.supersedes(purpose, older.purpose) {
             cancelSession(older.session, reason: "superseded by session \(session)")
         }
         let waiting = origin == nil && trace == nil
+        let continuesTrip = purpose == .reroute || purpose.editsStops
         calculations[session] = Calculation(
-            session: session, purpose: purpose, startedAt: now, generation: purpose == .reroute ? generation : -1, requested: waypoints,
+            session: session, purpose: purpose, startedAt: now, generation: continuesTrip ? generation : -1, requested: waypoints,
             options: options, waitingForFix: waiting)
         var event = RouteCalculationEvent(session: session, purpose: purpose, status: .inProgress)
         if waiting { event.waiting = .gnssFix }
@@ -30,6 +31,17 @@ extension TripCoordinator {
             requestRoute(session: session, origin: origin)
         }
         return session
+    }
+
+    /// Whether a new session of `purpose` cancels a running one of `older`: a new trip replaces everything; a
+    /// change of stops replaces reroutes and earlier changes (it routes from the current position too, through
+    /// the list that includes them); a reroute replaces reroutes.
+    static func supersedes(_ purpose: Purpose, _ older: Purpose) -> Bool {
+        switch purpose {
+        case .initial, .snap: true
+        case .reroute: older == .reroute
+        case .addStop, .removeStop, .skipWaypoint: older == .reroute || older.editsStops
+        }
     }
 
     private mutating func requestRoute(session: Int, origin: UserLocation) {
@@ -113,18 +125,20 @@ extension TripCoordinator {
                 publish(.routeCalculation(event))
                 return
             }
-            if calculation.purpose == .reroute {
-                let (rejection, controller) = rerouteRejection(route, calculation: calculation)
+            if calculation.purpose == .reroute || calculation.purpose.editsStops {
+                // Both continue the trip: the answer replaces its route unless there is a reason not to.
+                let (rejection, controller) =
+                    calculation.purpose == .reroute ? rerouteRejection(route, calculation: calculation) : stopsRejection(route, calculation: calculation)
                 event.status = .succeeded
                 event.applied = controller != nil
                 if let rejection {
                     event.reason = rejection
                     publish(.routeCalculation(event))
-                    log(.info, "reroute \(session) not applied: \(rejection)")
+                    log(calculation.purpose == .reroute ? .info : .warning, "\(calculation.purpose.rawValue) \(session) not applied: \(rejection)")
                 } else if let controller {
                     event.newRouteId = nextRouteId
                     publish(.routeCalculation(event))
-                    applyReroute(controller, calculation: calculation, now: now)
+                    applyRouteChange(controller, calculation: calculation, now: now)
                 }
                 return
             }

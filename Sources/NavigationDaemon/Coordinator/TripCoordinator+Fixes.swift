@@ -195,7 +195,7 @@ extension TripCoordinator {
         generation += 1
         gate.reset()
         lastRerouteDecision = nil
-        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute {
+        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute || calculation.purpose.editsStops {
             cancelSession(calculation.session, reason: "trip \(reason)")
         }
         effects.append(.deleteJournal)
@@ -215,13 +215,15 @@ extension TripCoordinator {
             return TripJournalRecord(
                 routeId: current.routeId, route: current.controller.route, options: current.options.json, distanceAlong: resume.distanceAlong,
                 stepIndex: 0, startedAt: resume.summary.startedAt, savedAt: now, lastFixTime: resume.lastFixTime,
-                distanceTravelled: resume.summary.distanceTravelled, reroutes: current.reroutes)
+                distanceTravelled: resume.summary.distanceTravelled, reroutes: current.reroutes, waypoints: current.requested,
+                passedWaypoints: current.passedBeforeRoute)
         }
         guard let state = current.state.navigating else { return nil }
         return TripJournalRecord(
             routeId: current.routeId, route: current.controller.route, options: current.options.json,
             distanceAlong: state.distanceAlong, stepIndex: state.stepIndex, startedAt: state.summary.startedAt, savedAt: now,
-            lastFixTime: lastFix?.location.timestamp, distanceTravelled: state.summary.distanceTravelled, reroutes: current.reroutes)
+            lastFixTime: lastFix?.location.timestamp, distanceTravelled: state.summary.distanceTravelled, reroutes: current.reroutes,
+            waypoints: current.requested, passedWaypoints: current.passedBeforeRoute)
     }
 
     mutating func saveJournal(now: Date) {

@@ -21,7 +21,8 @@ extension TripCoordinator {
         }
         var decision: RerouteGate.Decision?
         if policy == .automatic {
-            let inFlight = calculations.values.contains { $0.purpose == .reroute || $0.purpose == .initial }
+            // A change of stops in flight routes from the current position too: no reroute beside it.
+            let inFlight = calculations.values.contains { $0.purpose == .reroute || $0.purpose == .initial || $0.purpose.editsStops }
             decision = gate.decide(time: fix.location.timestamp, coordinate: fix.location.coordinate, inFlight: inFlight)
         }
         let decisionName = decision?.name ?? "report_only"
@@ -97,32 +98,54 @@ extension TripCoordinator {
         return (nil, controller)
     }
 
-    /// Replaces the active route with an accepted reroute: retracts pending instructions, publishes the route,
-    /// and snaps the last fix to it.
-    mutating func applyReroute(_ controller: NavigationController, calculation: Calculation, now: Date) {
+    /// Replaces the active route with an accepted reroute or a change of stops: retracts pending instructions,
+    /// publishes the route, and snaps the last fix to it. The trip goes on: its totals, its pace, its id.
+    mutating func applyRouteChange(_ controller: NavigationController, calculation: Calculation, now: Date) {
         guard var current = trip, let state = current.state.navigating else { return }
         // One trip, one clock: the new route continues the trip's totals (it started at `navigate`).
         let tripSoFar = state.summary
-        // One clock: both times are the service's (a GNSS fix time against the system clock measured the offset
-        // between the two clocks, not the engine).
-        let measured = now.timeIntervalSince(calculation.startedAt)
-        if measured.isFinite, measured >= 0 {
-            expectedRerouteLatency = min(5, max(0.5, 0.7 * expectedRerouteLatency + 0.3 * measured))
+        let isReroute = calculation.purpose == .reroute
+        if isReroute {
+            // One clock: both times are the service's (a GNSS fix time against the system clock measured the
+            // offset between the two clocks, not the engine).
+            let measured = now.timeIntervalSince(calculation.startedAt)
+            if measured.isFinite, measured >= 0 {
+                expectedRerouteLatency = min(5, max(0.5, 0.7 * expectedRerouteLatency + 0.3 * measured))
+            }
         }
-        retractInstructions(reason: .reroute)
+        retractInstructions(reason: isReroute ? .reroute : .stopsChanged)
         current = trip!
-        current.passedBeforeRoute += max(0, state.remainingWaypoints.startIndex - 1)
+        if let kept = calculation.keptWaypoints {
+            // The stops as edited: those passed before, then the new list the route goes through.
+            current.requested = kept + calculation.requested
+            current.passedBeforeRoute = kept.count
+        } else {
+            current.passedBeforeRoute += max(0, state.remainingWaypoints.startIndex - 1)
+        }
         current.routeId = makeRouteId()
         current.controller = controller
         current.ledger = InstructionLedger()
-        current.reroutes += 1
+        if isReroute { current.reroutes += 1 }
         current.state = .idle
         trip = current
-        gate.recordApplied(time: lastFix?.location.timestamp ?? now)
+        if isReroute { gate.recordApplied(time: lastFix?.location.timestamp ?? now) }
         lastRerouteDecision = nil
-        publishRoute(reason: .reroute, session: calculation.session)
+        publishRoute(reason: Self.routeReason(calculation.purpose), session: calculation.session)
         if let fix = lastFix {
             apply(controller.initialState(for: fix.location, continuing: tripSoFar), previous: .idle, fix: fix, now: now)
+        }
+        if !isReroute { saveJournal(now: now) }
+    }
+
+    /// The `route` event's reason for a route from a session of `purpose`.
+    static func routeReason(_ purpose: Purpose) -> RouteEvent.Reason {
+        switch purpose {
+        case .initial: .initial
+        case .snap: .snap
+        case .reroute: .reroute
+        case .addStop: .stopAdded
+        case .removeStop: .stopRemoved
+        case .skipWaypoint: .waypointSkipped
         }
     }
 

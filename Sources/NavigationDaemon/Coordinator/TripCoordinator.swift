@@ -88,6 +88,9 @@ public struct TripCoordinator: Sendable {
         /// Set while a navigate waits for the first fix.
         var waitingForFix: Bool
         var attempts = 0
+        /// A change of stops: the trip's waypoints already passed when it was asked for; `requested` is the
+        /// edited list ahead of them.
+        var keptWaypoints: [Waypoint]?
     }
 
     /// Where a trip restored from the journal picks up.
@@ -238,9 +241,20 @@ public struct TripCoordinator: Sendable {
         }
         let options = (try? RouteOptions(fields: CommandFields(record.options.objectValue ?? [:]))) ?? RouteOptions()
         generation += 1
+        // The trip's own list where the journal has it (stops changed on the way, and the numbering of
+        // `waypoint_reached` go on); the route's waypoints after its origin in an older journal.
+        var requested = Array(record.route.waypoints.dropFirst()), passed = 0
+        if let waypoints = record.waypoints, let count = record.passedWaypoints {
+            if (0...waypoints.count).contains(count), waypoints.count - count == requested.count {
+                requested = waypoints
+                passed = count
+            } else {
+                log(.warning, "journal: its \(waypoints.count) waypoints (\(count) passed) do not match its route's \(requested.count); resuming with the route's")
+            }
+        }
         trip = Trip(
-            routeId: record.routeId, controller: controller, state: .idle, requested: Array(record.route.waypoints.dropFirst()),
-            passedBeforeRoute: 0, options: options,
+            routeId: record.routeId, controller: controller, state: .idle, requested: requested,
+            passedBeforeRoute: passed, options: options,
             resumeFrom: Resume(
                 distanceAlong: record.distanceAlong,
                 summary: TripSummary(

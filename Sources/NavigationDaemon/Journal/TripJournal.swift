@@ -137,9 +137,12 @@ public struct TripJournal: Sendable {
         for (key, value) in distances where CheckedNumber.measure(value, in: PhysicalRange.routeDistance) == nil {
             throw UnreadableJournal(reason: "\(key) \(value) is outside \(PhysicalRange.routeDistance) m")
         }
-        let counts = [("stepIndex", record.stepIndex), ("reroutes", record.reroutes ?? 0)]
+        let counts = [("stepIndex", record.stepIndex), ("reroutes", record.reroutes ?? 0), ("passedWaypoints", record.passedWaypoints ?? 0)]
         for (key, value) in counts where !PhysicalRange.identifier.contains(value) {
             throw UnreadableJournal(reason: "\(key) \(value) is outside \(PhysicalRange.identifier)")
+        }
+        if let passed = record.passedWaypoints, passed > (record.waypoints?.count ?? 0) {
+            throw UnreadableJournal(reason: "passedWaypoints \(passed) is more than the \(record.waypoints?.count ?? 0) waypoints it counts")
         }
         return record
     }

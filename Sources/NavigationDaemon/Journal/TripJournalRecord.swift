@@ -21,6 +21,12 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
     public var distanceTravelled: Double?
     /// Reroutes applied since the trip started (absent in older journals: 0).
     public var reroutes: Int?
+    /// The trip's waypoints as `navigate` asked for them and `add_stop`, `remove_stop` and `skip_waypoint`
+    /// changed them, the destination last (absent in older journals: the route's own after its origin).
+    public var waypoints: [Waypoint]?
+    /// How many of `waypoints` were passed before the saved route began (its waypoints after the origin are the
+    /// rest).
+    public var passedWaypoints: Int?
     /// Wall-clock time of this save. Only trusted for freshness when nothing better is known: a board without a
     /// real-time clock may have written it with a clock that later jumped (see `TripJournal.load`).
     public var savedAt: Date
@@ -33,7 +39,7 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
 
     public init(
         routeId: String, route: Route, options: JSONValue, distanceAlong: Double, stepIndex: Int, startedAt: Date, savedAt: Date,
-        lastFixTime: Date? = nil, distanceTravelled: Double? = nil, reroutes: Int? = nil
+        lastFixTime: Date? = nil, distanceTravelled: Double? = nil, reroutes: Int? = nil, waypoints: [Waypoint]? = nil, passedWaypoints: Int? = nil
     ) {
         version = Self.currentVersion
         self.routeId = routeId
@@ -46,5 +52,7 @@ public struct TripJournalRecord: Codable, Sendable, Equatable {
         self.lastFixTime = lastFixTime
         self.distanceTravelled = distanceTravelled
         self.reroutes = reroutes
+        self.waypoints = waypoints
+        self.passedWaypoints = passedWaypoints
     }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import NavigationCore
 import NavigationProtocol
+import TripPlanning
 
 /// What a handler may touch: the navigation state, the clock, and the client that sent the command.
 public struct CommandContext: Sendable {
@@ -114,6 +115,15 @@ public struct CommandRouter: Sendable {
         }
         router.register(CancelCalculationCommand.self) { command, coordinator, _ throws(ProtocolError) in
             try coordinator.cancelCalculation(command)
+        }
+        router.register(AddStopCommand.self) { command, coordinator, context throws(ProtocolError) in
+            try coordinator.editStops(.add(command.waypoint, index: command.index), now: context.now)
+        }
+        router.register(RemoveStopCommand.self) { command, coordinator, context throws(ProtocolError) in
+            try coordinator.editStops(.remove(index: command.index), now: context.now)
+        }
+        router.register(SkipWaypointCommand.self) { _, coordinator, context throws(ProtocolError) in
+            try coordinator.editStops(.skipNext, now: context.now)
         }
         router.registerDeferring(RecordCommand.self) { command, coordinator, context throws(ProtocolError) in
             guard let recording = context.recording else { throw ProtocolError(.recordingFailed, "this navd has no flight recorder") }

@@ -62,6 +62,8 @@ public struct InstructionRetractedEvent: Codable, Hashable, Sendable {
     public enum Reason: String, Codable, Hashable, Sendable {
         case reroute, cancel
         case newRoute = "new_route"
+        /// A stop was added, removed or skipped: the route through the new list replaces them.
+        case stopsChanged = "stops_changed"
     }
     public struct Retracted: Codable, Hashable, Sendable {
         public var kind: InstructionEvent.Kind
@@ -114,6 +116,10 @@ public struct DeviationEvent: Codable, Hashable, Sendable {
 public struct RouteEvent: Codable, Hashable, Sendable {
     public enum Reason: String, Codable, Hashable, Sendable {
         case initial, reroute, snap, resumed
+        /// A stop was added (`add_stop`), removed (`remove_stop`) or skipped (`skip_waypoint`).
+        case stopAdded = "stop_added"
+        case stopRemoved = "stop_removed"
+        case waypointSkipped = "waypoint_skipped"
     }
     public var reason: Reason
     /// The calculation session that produced it (absent when resumed from the journal).
@@ -166,6 +172,13 @@ public struct CalculationError: Codable, Hashable, Sendable {
 public struct RouteCalculationEvent: Codable, Hashable, Sendable {
     public enum Purpose: String, Codable, Hashable, Sendable {
         case initial, reroute, snap
+        /// The trip's stops changed: a route from the current position through the new list.
+        case addStop = "add_stop"
+        case removeStop = "remove_stop"
+        case skipWaypoint = "skip_waypoint"
+
+        /// Whether the session changes the stops of the trip being navigated (it continues the trip).
+        public var editsStops: Bool { self == .addStop || self == .removeStop || self == .skipWaypoint }
     }
     public enum Status: String, Codable, Hashable, Sendable {
         case inProgress = "in_progress"

@@ -1,0 +1,58 @@
+import NavigationCore
+
+/// `add_stop`: a stop on the way. `index` counts among the waypoints still ahead (0: before the next one; their
+/// count: after the destination, which makes it the new destination); without it, just before the destination.
+public struct AddStopCommand: NavigationCommand, Hashable {
+    public typealias Result = StopsReply
+    public static let type = "add_stop"
+    public static let requiresControl = true
+
+    public var waypoint: Waypoint
+    public var index: Int?
+
+    public init(waypoint: Waypoint, index: Int? = nil) {
+        self.waypoint = waypoint
+        self.index = index
+    }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let value = fields.optional("waypoint") else { throw ProtocolError(.missingField, "'waypoint' is required ({lat, lon})") }
+        waypoint = try NavigateCommand.waypoint(value, path: "waypoint")
+        index = try fields.whole("index", in: 0...StopsReply.waypointLimit)
+    }
+
+    public var fields: [String: JSONValue] {
+        var object: [String: JSONValue] = ["waypoint": NavigateCommand.fields(of: waypoint)]
+        if let index { object["index"] = .number(Double(index)) }
+        return object
+    }
+}
+
+/// `remove_stop`: the waypoint at `index` among those still ahead (0: the next one).
+public struct RemoveStopCommand: NavigationCommand, Hashable {
+    public typealias Result = StopsReply
+    public static let type = "remove_stop"
+    public static let requiresControl = true
+
+    public var index: Int
+
+    public init(index: Int) { self.index = index }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let index = try fields.whole("index", in: 0...StopsReply.waypointLimit) else {
+            throw ProtocolError(.missingField, "'index' is required (0: the next waypoint)")
+        }
+        self.index = index
+    }
+
+    public var fields: [String: JSONValue] { ["index": .number(Double(index))] }
+}
+
+/// `skip_waypoint`: go on to the waypoint after the next one, as if the next had been reached.
+public struct SkipWaypointCommand: NavigationCommand, Hashable {
+    public typealias Result = StopsReply
+    public static let type = "skip_waypoint"
+    public static let requiresControl = true
+    public init() {}
+    public init(fields: CommandFields) throws(ProtocolError) {}
+}
