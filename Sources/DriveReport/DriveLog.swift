@@ -184,6 +184,8 @@ public struct DriveLog: Sendable {
                 case .instruction(let instruction):
                     let words = instruction.visual?.primary.text ?? instruction.spoken?.text ?? ""
                     timeline.append(Event(at: now, type: "instruction", text: "\(instruction.kind == .visual ? "banner" : "voice"): \(words)", location: lastLocation))
+                case .routeRefreshed(let refreshed):
+                    timeline.append(Event(at: now, type: "route_refreshed", text: refreshed.summary, location: lastLocation))
                 case .instructionRetracted(let retracted):
                     timeline.append(
                         Event(

@@ -78,6 +78,8 @@ struct LiveView {
             note(clock, "GNSS \(gnssStatus): \(gnssDetail)")
         case .speedAlert(let alert):
             note(clock, alert.summary)
+        case .routeRefreshed(let refreshed):
+            note(clock, refreshed.summary)
         }
     }
 

@@ -132,6 +132,8 @@ struct WatchCommand: AsyncParsableCommand {
             return "GNSS \(gnss.status.rawValue): \(gnss.detail)"
         case .speedAlert(let alert):
             return alert.level == .major ? alert.summary.uppercased() : alert.summary
+        case .routeRefreshed(let refreshed):
+            return refreshed.summary
         case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
             guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }

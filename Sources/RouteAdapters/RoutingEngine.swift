@@ -39,6 +39,16 @@ public enum RoutingEngine: String, CaseIterable, Sendable {
         }
     }
 
+    /// Requests that re-cost a route's own geometry without changing it (a route refresh), where the engine can:
+    /// Valhalla's `trace_route` with `shape_match: edge_walk`. nil: the engine is asked for the route again and
+    /// its answer used only when it is the same way. `options`: request keys merged last.
+    public func refreshGenerator(baseURL: String, profile: String, options: [String: JSONValue] = [:]) -> (any MapMatchingRequestGenerator)? {
+        switch self {
+        case .valhalla: ValhallaMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, options: options, shapeMatch: "edge_walk")
+        case .osrm, .graphhopper: nil
+        }
+    }
+
     /// A client's options as this engine's request keys (Valhalla `costing_options`, OSRM `exclude`,
     /// GraphHopper `custom_model`), `options.engine` merged over them. `profile`: the configured one.
     public func requestOptions(for options: RouteOptions, profile: String) throws(RouteOptionsError) -> [String: JSONValue] {

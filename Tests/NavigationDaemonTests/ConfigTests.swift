@@ -78,6 +78,8 @@ import Testing
         Bad(text: "[routing]\nengine = 3", key: "routing.engine", says: "must be one of"),
         Bad(text: "[routing]\nurl = \"127.0.0.1:8002\"", key: "routing.url", says: "not an http(s) URL"),
         Bad(text: "[routing]\ntimeout = -1", key: "routing.timeout", says: "outside"),
+        Bad(text: "[routing]\nrefresh_interval = 5", key: "routing.refresh_interval", says: "0 (off) or at least 10 seconds"),
+        Bad(text: "[routing]\nrefresh_interval = 1e300", key: "routing.refresh_interval", says: "outside"),
         Bad(text: "[socket]\nmode = \"rw\"", key: "socket.mode", says: "octal"),
         Bad(text: "[socket]\nmax_line_length = 1.5", key: "socket.max_line_length", says: "whole number"),
         Bad(text: "[reroute]\npolicy = \"sometimes\"", key: "reroute.policy", says: "automatic"),

@@ -30,6 +30,9 @@ public final class FaultyEngine: @unchecked Sendable {
         case noRoute
         /// HTTP 401 with a page quoting the request line, API key and all (as some hosted services do).
         case unauthorizedQuotingTheRequest
+        /// The real answer with traffic: every duration and weight `trafficFactor` times longer (speeds shorter),
+        /// every segment `heavy`, and a `construction` incident on the middle of each leg's geometry.
+        case heavyTraffic
     }
 
     public let port: Int
@@ -37,7 +40,10 @@ public final class FaultyEngine: @unchecked Sendable {
     /// Where `.forward` sends requests: `host:port` of the real engine.
     public let upstreamPort: Int
     public var slowDelay: Double = 3
+    /// How much longer everything takes in `.heavyTraffic`.
+    public var trafficFactor: Double = 1.5
     private let state = Mutex<(behaviour: Behaviour, requests: Int)>((.forward, 0))
+    private let paths = Mutex<[String]>([])
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
 
@@ -82,6 +88,9 @@ public final class FaultyEngine: @unchecked Sendable {
     /// Requests received so far.
     public var requests: Int { state.withLock { $0.requests } }
 
+    /// The request lines received so far (`POST /route`, `GET /route/v1/...`), without their query.
+    public var requestLines: [String] { paths.withLock { $0 } }
+
     private func acceptUntilStopped() {
         while !stopped.load(ordering: .relaxed) {
             let client = accept(listener, nil, nil)
@@ -103,6 +112,8 @@ public final class FaultyEngine: @unchecked Sendable {
 
     private func serve(_ client: Int32, _ behaviour: Behaviour) {
         guard let request = Self.readRequest(client) else { return }
+        let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
+        paths.withLock { $0.append(String(line.split(separator: "?").first ?? "")) }
         switch behaviour {
         case .forward:
             Self.send(client, forward(request))
@@ -136,9 +147,49 @@ public final class FaultyEngine: @unchecked Sendable {
             let body = #"{"error_code":442,"error":"No path could be found for input","status_code":400,"status":"Bad Request"}"#
             Self.send(client, Self.response(status: "400 Bad Request", type: "application/json", body: Array(body.utf8)))
         case .unauthorizedQuotingTheRequest:
-            let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
             Self.send(client, Self.response(status: "401 Unauthorized", type: "text/plain", body: Array("Invalid API key for \(line)".utf8)))
+        case .heavyTraffic:
+            let body = Self.body(of: forward(request))
+            Self.send(client, Self.response(status: "200 OK", type: "application/json", body: Self.withTraffic(body, factor: trafficFactor)))
         }
+    }
+
+    /// An OSRM-format answer (OSRM's, or Valhalla's with `format: osrm`) with heavy traffic: durations and
+    /// weights times `factor`, speeds divided by it, `congestion: heavy` on every segment, an incident mid-leg.
+    /// Anything else (an error) is passed on as it is.
+    static func withTraffic(_ body: [UInt8], factor: Double) -> [UInt8] {
+        guard var answer = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return body }
+        func slower(_ object: inout [String: Any]) {
+            for key in ["duration", "weight"] { if let value = object[key] as? Double { object[key] = value * factor } }
+        }
+        for listKey in ["routes", "matchings"] {
+            guard var routes = answer[listKey] as? [[String: Any]] else { continue }
+            for r in routes.indices {
+                slower(&routes[r])
+                guard var legs = routes[r]["legs"] as? [[String: Any]] else { continue }
+                for l in legs.indices {
+                    slower(&legs[l])
+                    if var steps = legs[l]["steps"] as? [[String: Any]] {
+                        for s in steps.indices { slower(&steps[s]) }
+                        legs[l]["steps"] = steps
+                    }
+                    if var annotation = legs[l]["annotation"] as? [String: Any], let durations = annotation["duration"] as? [Double] {
+                        annotation["duration"] = durations.map { $0 * factor }
+                        if let speeds = annotation["speed"] as? [Double] { annotation["speed"] = speeds.map { $0 / factor } }
+                        annotation["congestion"] = Array(repeating: "heavy", count: durations.count)
+                        legs[l]["annotation"] = annotation
+                        let middle = durations.count / 2
+                        legs[l]["incidents"] = [[
+                            "id": "navd-test-works-\(l)", "type": "construction", "description": "lane closed for works", "impact": "major",
+                            "geometry_index_start": middle, "geometry_index_end": min(durations.count, middle + 2),
+                        ]]
+                    }
+                }
+                routes[r]["legs"] = legs
+            }
+            answer[listKey] = routes
+        }
+        return (try? JSONSerialization.data(withJSONObject: answer)).map { Array($0) } ?? body
     }
 
     /// Sends `request` to the real engine with `Connection: close` and returns its whole answer.

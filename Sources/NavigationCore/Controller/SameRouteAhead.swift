@@ -15,7 +15,13 @@ public struct SameRouteAhead: Sendable {
 
     /// True when `candidate` is the current route (`current`) from `progress` metres along it on.
     public func isSame(_ candidate: RouteIndex, as current: RouteIndex, from progress: Double) -> Bool {
-        guard candidate.segmentCount > 0, current.segmentCount > 0, let start = candidate.points.first else { return false }
+        start(of: candidate, on: current, from: progress) != nil
+    }
+
+    /// Metres along `current` where `candidate` starts, when `candidate` is `current` from about `progress`
+    /// metres on (the same way to the same end); nil when it is another way.
+    public func start(of candidate: RouteIndex, on current: RouteIndex, from progress: Double) -> Double? {
+        guard candidate.segmentCount > 0, current.segmentCount > 0, let start = candidate.points.first else { return nil }
         // Where the new route starts on the current one.
         var along = -1.0
         var nearest = Double.infinity
@@ -29,10 +35,10 @@ public struct SameRouteAhead: Sendable {
             }
             segment += 1
         }
-        guard nearest <= tolerance, along >= 0 else { return false }
+        guard nearest <= tolerance, along >= 0 else { return nil }
         // As long as what is left (1% for engines that measure lengths differently).
         let remaining = current.totalDistance - along
-        guard abs(remaining - candidate.totalDistance) <= max(2 * tolerance, 0.01 * remaining) else { return false }
+        guard abs(remaining - candidate.totalDistance) <= max(2 * tolerance, 0.01 * remaining) else { return nil }
         // Every checked point near the current route at about the same distance along it.
         let slack = 2 * tolerance + 0.01 * candidate.totalDistance
         var cursor = current.segment(atDistance: along)
@@ -45,11 +51,11 @@ public struct SameRouteAhead: Sendable {
                 let point = candidate.coordinate(onSegment: index, atDistance: candidateAlong)
                 let expected = along + candidateAlong
                 guard let distance = distance(from: point, to: current, near: expected, slack: slack, cursor: &cursor), distance <= tolerance else {
-                    return false
+                    return nil
                 }
             }
         }
-        return true
+        return along
     }
 
     /// Metres from `point` to the part of `route` within `slack` of `expected` metres along it; `cursor` is the

@@ -149,16 +149,21 @@ public struct RouteEndpoint: Sendable {
     public var maxAttempts: Int
     /// Turns a client's engine-independent options into this engine's request keys; throws when it cannot.
     public var requestOptions: @Sendable (RouteOptions) throws(RouteOptionsError) -> [String: JSONValue]
+    /// Where the engine can re-cost a route's own geometry (Valhalla's edge walk): the matcher for a trip's
+    /// request keys. nil: a refresh asks for the route again.
+    public var refresher: (@Sendable ([String: JSONValue]) -> MapMatcher)?
 
     public init(
         identity: Identity, fetcher: RouteFetcher, matcher: MapMatcher?, maxAttempts: Int,
-        requestOptions: @escaping @Sendable (RouteOptions) throws(RouteOptionsError) -> [String: JSONValue]
+        requestOptions: @escaping @Sendable (RouteOptions) throws(RouteOptionsError) -> [String: JSONValue],
+        refresher: (@Sendable ([String: JSONValue]) -> MapMatcher)? = nil
     ) {
         self.identity = identity
         self.fetcher = fetcher
         self.matcher = matcher
         self.maxAttempts = maxAttempts
         self.requestOptions = requestOptions
+        self.refresher = refresher
     }
 
     /// An engine behind an HTTP routing server of `kind` at `url`.
@@ -170,7 +175,19 @@ public struct RouteEndpoint: Sendable {
             fetcher: RouteFetcher(source: .http(kind.adapter(baseURL: url, profile: profile, options: options)), executor: executor),
             matcher: kind.mapMatchingGenerator(baseURL: url, profile: profile).map { MapMatcher(generator: $0, executor: executor) },
             maxAttempts: maxAttempts,
-            requestOptions: { (options) throws(RouteOptionsError) in try kind.requestOptions(for: options, profile: profile) })
+            requestOptions: { (options) throws(RouteOptionsError) in try kind.requestOptions(for: options, profile: profile) },
+            refresher: refresher(kind, url: url, profile: profile, options: options, executor: executor))
+    }
+
+    /// The edge-walk matcher of an engine that has one, for a trip's request keys (merged over the configured ones).
+    static func refresher(
+        _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], executor: RouteHTTPExecutor
+    ) -> (@Sendable ([String: JSONValue]) -> MapMatcher)? {
+        guard kind.refreshGenerator(baseURL: url, profile: profile) != nil else { return nil }
+        return { (keys: [String: JSONValue]) -> MapMatcher in
+            let merged = options.merging(keys) { _, trip in trip }
+            return MapMatcher(generator: kind.refreshGenerator(baseURL: url, profile: profile, options: merged)!, executor: executor)
+        }
     }
 
     /// The primary engine and the fallbacks of `routing`, in order.
@@ -192,6 +209,19 @@ public struct RouteEndpoint: Sendable {
             } catch {
                 throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: "\(error)")
             }
+            return try await fetcher.routes(for: query)
+        case .refresh(let refresh):
+            let keys: [String: JSONValue]
+            do throws(RouteOptionsError) {
+                keys = try requestOptions(refresh.options)
+            } catch {
+                throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: "\(error)")
+            }
+            if let refresher, (2...TripCoordinator.RefreshRequest.edgeWalkPointLimit).contains(refresh.shape.count) {
+                return try await refresher(keys).match(refresh.shape.map { TracePoint(coordinate: $0) })
+            }
+            var query = refresh.query
+            query.options = keys
             return try await fetcher.routes(for: query)
         case .match(let trace):
             guard let matcher else {

@@ -78,7 +78,7 @@ struct ConfigReader {
         guard let table = section(value, "routing") else { return }
         reportUnknown(
             table,
-            known: ["engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay", "fallback"],
+            known: ["engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay", "refresh_interval", "fallback"],
             prefix: "routing.")
         choice(table, "engine", section: "routing", into: &routing.engine)
         string(table, "url", section: "routing", into: &routing.url)
@@ -91,6 +91,11 @@ struct ConfigReader {
         number(table, "timeout", section: "routing", range: 0.1...600, into: &routing.timeout)
         integer(table, "max_attempts", section: "routing", range: 1...100, into: &routing.maxAttempts)
         number(table, "retry_delay", section: "routing", range: 0...600, into: &routing.retryDelay)
+        number(table, "refresh_interval", section: "routing", range: 0...86_400, into: &routing.refreshInterval)
+        if routing.refreshInterval > 0, routing.refreshInterval < 10 {
+            fail("routing.refresh_interval", "must be 0 (off) or at least 10 seconds, not \(routing.refreshInterval)")
+            routing.refreshInterval = NavdConfig.Routing().refreshInterval
+        }
         if let fallbacks = table["fallback"] {
             guard let entries = fallbacks.arrayValue else { return fail("routing.fallback", "must be an array of tables ([[routing.fallback]])") }
             routing.fallbacks = entries.enumerated().compactMap { index, entry in

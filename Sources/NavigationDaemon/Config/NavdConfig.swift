@@ -84,6 +84,8 @@ public struct NavdConfig: Sendable {
         public var maxAttempts = 4
         /// Seconds before the first retry; doubles up to 8 s.
         public var retryDelay = 1.0
+        /// Seconds (fix time) between refreshes of the route ahead (re-costed on the same way); 0: never.
+        public var refreshInterval = 300.0
         /// Further engines (`[[routing.fallback]]`), tried in order when the one before fails with a retryable
         /// error after its own attempts.
         public var fallbacks: [Fallback] = []

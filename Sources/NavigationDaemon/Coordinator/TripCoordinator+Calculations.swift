@@ -37,10 +37,13 @@ extension TripCoordinator {
     /// change of stops replaces reroutes and earlier changes (it routes from the current position too, through
     /// the list that includes them); a reroute replaces reroutes.
     static func supersedes(_ purpose: Purpose, _ older: Purpose) -> Bool {
-        switch purpose {
+        // A refresh gives way to any calculation, and starts only when none runs.
+        if older == .refresh { return purpose != .refresh }
+        return switch purpose {
         case .initial, .snap: true
         case .reroute: older == .reroute
         case .addStop, .removeStop, .skipWaypoint: older == .reroute || older.editsStops
+        case .refresh: false
         }
     }
 
@@ -125,6 +128,10 @@ extension TripCoordinator {
                 publish(.routeCalculation(event))
                 return
             }
+            if calculation.purpose == .refresh {
+                refreshAnswered(route, calculation: calculation, event: event, now: now)
+                return
+            }
             if calculation.purpose == .reroute || calculation.purpose.editsStops {
                 // Both continue the trip: the answer replaces its route unless there is a reason not to.
                 let (rejection, controller) =
@@ -173,6 +180,7 @@ extension TripCoordinator {
         log(.notice, "trip \(trip!.routeId) started: \(Int(controller.route.distance)) m, \(controller.route.steps.count) steps")
         if let fix = lastFix {
             apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
+            refreshIfDue(fix: fix, now: now)
         }
     }
 

@@ -58,6 +58,7 @@ extension TripCoordinator {
             next = current.controller.update(previous, with: fix.location, afterJump: jumped)
         }
         apply(next, previous: previous, fix: fix, now: now)
+        refreshIfDue(fix: fix, now: now)
     }
 
     /// During an outage, progress predicted along the route at the last trustworthy speed, published as
@@ -195,7 +196,7 @@ extension TripCoordinator {
         generation += 1
         gate.reset()
         lastRerouteDecision = nil
-        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute || calculation.purpose.editsStops {
+        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute || calculation.purpose == .refresh || calculation.purpose.editsStops {
             cancelSession(calculation.session, reason: "trip \(reason)")
         }
         effects.append(.deleteJournal)

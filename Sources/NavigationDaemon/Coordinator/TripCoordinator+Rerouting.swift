@@ -126,6 +126,7 @@ extension TripCoordinator {
         current.controller = controller
         current.ledger = InstructionLedger()
         if isReroute { current.reroutes += 1 }
+        current.refresh = RefreshTimes()
         current.state = .idle
         trip = current
         if isReroute { gate.recordApplied(time: lastFix?.location.timestamp ?? now) }
@@ -133,6 +134,7 @@ extension TripCoordinator {
         publishRoute(reason: Self.routeReason(calculation.purpose), session: calculation.session)
         if let fix = lastFix {
             apply(controller.initialState(for: fix.location, continuing: tripSoFar), previous: .idle, fix: fix, now: now)
+            refreshIfDue(fix: fix, now: now)
         }
         if !isReroute { saveJournal(now: now) }
     }
@@ -146,6 +148,8 @@ extension TripCoordinator {
         case .addStop: .stopAdded
         case .removeStop: .stopRemoved
         case .skipWaypoint: .waypointSkipped
+        // Never asked: a refresh keeps its route (route_refreshed, not route).
+        case .refresh: .reroute
         }
     }
 

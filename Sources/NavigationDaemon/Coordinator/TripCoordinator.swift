@@ -37,6 +37,8 @@ public struct TripCoordinator: Sendable {
         public var roadAheadLimit: Int
         /// Matching without a trip (`[free_drive]`).
         public var freeDrive: FreeDriveRules
+        /// Seconds (fix time) between refreshes of the route ahead (`routing.refresh_interval`); 0: never.
+        public var refreshInterval: Double
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -52,6 +54,7 @@ public struct TripCoordinator: Sendable {
             roadAheadHorizon = config.roadAhead.horizon
             roadAheadLimit = config.roadAhead.maxObjects
             freeDrive = config.freeDrive
+            refreshInterval = config.routing.refreshInterval
         }
     }
 
@@ -62,6 +65,21 @@ public struct TripCoordinator: Sendable {
         /// `query` carries no engine options: each engine of the chain maps `options` onto its own keys.
         case route(RouteQuery, options: RouteOptions)
         case match([TracePoint])
+        /// The route ahead re-costed on the same way (``RefreshRequest``).
+        case refresh(RefreshRequest)
+    }
+
+    /// What a route refresh asks: the engine re-costs `shape` where it can walk a route's own edges (Valhalla),
+    /// and is otherwise asked for `query` again (its answer is used only when it is the same way).
+    public struct RefreshRequest: Sendable, Equatable {
+        /// Most shape points sent for an edge walk (Valhalla's default `max_shape` is 16 000); a longer route
+        /// ahead is asked for again instead.
+        public static let edgeWalkPointLimit = 16_000
+        /// The route ahead, from where the vehicle is on it to the destination.
+        public var shape: [GeographicCoordinate]
+        /// From where the vehicle is on the route through the waypoints ahead.
+        public var query: RouteQuery
+        public var options: RouteOptions
     }
 
     public enum Effect: Sendable {
@@ -91,6 +109,18 @@ public struct TripCoordinator: Sendable {
         /// A change of stops: the trip's waypoints already passed when it was asked for; `requested` is the
         /// edited list ahead of them.
         var keptWaypoints: [Waypoint]?
+        /// A refresh: the route it re-costs (a newer route makes its answer moot).
+        var routeId: String?
+    }
+
+    /// When the active route was refreshed, by fix time.
+    struct RefreshTimes: Sendable {
+        /// The last refresh asked for (or the route's first fix).
+        var lastAttempt: Date?
+        /// The last time the route's figures were fresh: its first fix, or the last refresh applied.
+        var lastSuccess: Date?
+        /// Whether the route carries traffic (congestion or incidents ahead) that will grow old.
+        var hasTraffic = false
     }
 
     /// Where a trip restored from the journal picks up.
@@ -134,6 +164,8 @@ public struct TripCoordinator: Sendable {
         var resumeFrom: Resume?
         var lastJournalSave: Date?
         var reroutes = 0
+        /// The route's refreshes (made anew with each route but a refreshed one).
+        var refresh = RefreshTimes()
 
         init(
             routeId: String, controller: NavigationController, state: TripState, requested: [Waypoint], passedBeforeRoute: Int, options: RouteOptions,

@@ -172,6 +172,8 @@ public struct CalculationError: Codable, Hashable, Sendable {
 public struct RouteCalculationEvent: Codable, Hashable, Sendable {
     public enum Purpose: String, Codable, Hashable, Sendable {
         case initial, reroute, snap
+        /// The route ahead re-costed on the same way (`routing.refresh_interval`).
+        case refresh
         /// The trip's stops changed: a route from the current position through the new list.
         case addStop = "add_stop"
         case removeStop = "remove_stop"

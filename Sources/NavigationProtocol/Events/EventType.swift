@@ -30,6 +30,8 @@ public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
     /// The speed alert changed: its level (`none`, `minor`, `major`), the limit it is judged on, or the slow-down
     /// warning before a lower limit.
     case speedAlert = "speed_alert"
+    /// The route ahead re-costed on the same way (new times, traffic, limits, incidents), or old traffic dropped.
+    case routeRefreshed = "route_refreshed"
 
     /// Events that a slow client may miss when a newer one of the same type replaces it.
     public var isReplaceable: Bool { self == .tripState }

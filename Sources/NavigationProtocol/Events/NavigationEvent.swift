@@ -13,6 +13,7 @@ public enum NavigationEvent: Hashable, Sendable {
     case arrived(ArrivedEvent)
     case gnss(GNSSEvent)
     case speedAlert(SpeedAlert)
+    case routeRefreshed(RouteRefreshedEvent)
 
     public var type: EventType {
         switch self {
@@ -26,6 +27,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .arrived: .arrived
         case .gnss: .gnss
         case .speedAlert: .speedAlert
+        case .routeRefreshed: .routeRefreshed
         }
     }
 
@@ -44,6 +46,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .arrived(let payload): value = try? encoder.encode(payload)
         case .gnss(let payload): value = try? encoder.encode(payload)
         case .speedAlert(let payload): value = try? encoder.encode(payload)
+        case .routeRefreshed(let payload): value = try? encoder.encode(payload)
         }
         return value?.objectValue ?? [:]
     }
@@ -63,6 +66,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .arrived: self = .arrived(try decoder.decode(ArrivedEvent.self, from: value))
         case .gnss: self = .gnss(try decoder.decode(GNSSEvent.self, from: value))
         case .speedAlert: self = .speedAlert(try decoder.decode(SpeedAlert.self, from: value))
+        case .routeRefreshed: self = .routeRefreshed(try decoder.decode(RouteRefreshedEvent.self, from: value))
         }
     }
 }
@@ -129,6 +133,7 @@ extension NavigationEvent {
         case .arrived(let payload): return try encoder.encodeMembers(payload)
         case .gnss(let payload): return try encoder.encodeMembers(payload)
         case .speedAlert(let payload): return try encoder.encodeMembers(payload)
+        case .routeRefreshed(let payload): return try encoder.encodeMembers(payload)
         }
     }
 }

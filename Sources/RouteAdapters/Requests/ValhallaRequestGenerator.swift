@@ -103,16 +103,20 @@ public struct ValhallaMapMatchingRequestGenerator: MapMatchingRequestGenerator {
     public var units: String
     public var language: String
     public var options: [String: JSONValue]
+    /// Valhalla's `shape_match`: `map_snap` for a recorded track (the default); `edge_walk` for a shape that
+    /// follows the road network's edges exactly (a route's own geometry, to re-cost it: a route refresh).
+    public var shapeMatch: String
 
     public init(
         baseURL: String, profile: String = "auto", units: String = "kilometers", language: String = "en-US",
-        options: [String: JSONValue] = [:]
+        options: [String: JSONValue] = [:], shapeMatch: String = "map_snap"
     ) {
         self.baseURL = baseURL
         self.profile = profile
         self.units = units
         self.language = language
         self.options = options
+        self.shapeMatch = shapeMatch
     }
 
     public func matchRequest(for trace: [TracePoint]) throws -> HTTPRequestSpec {
@@ -132,7 +136,7 @@ public struct ValhallaMapMatchingRequestGenerator: MapMatchingRequestGenerator {
         var body: JSONValue = [
             "shape": .array(shape),
             "costing": .string(profile),
-            "shape_match": "map_snap",
+            "shape_match": .string(shapeMatch),
             "format": "osrm",
             "banner_instructions": true,
             "voice_instructions": true,
