@@ -186,6 +186,10 @@ public struct DriveLog: Sendable {
                     timeline.append(Event(at: now, type: "instruction", text: "\(instruction.kind == .visual ? "banner" : "voice"): \(words)", location: lastLocation))
                 case .routeRefreshed(let refreshed):
                     timeline.append(Event(at: now, type: "route_refreshed", text: refreshed.summary, location: lastLocation))
+                case .routeAlternatives(let alternatives):
+                    timeline.append(Event(at: now, type: "route_alternatives", text: alternatives.summary, location: lastLocation))
+                case .fasterRoute(let faster):
+                    timeline.append(Event(at: now, type: "faster_route", text: faster.summary, location: lastLocation))
                 case .instructionRetracted(let retracted):
                     timeline.append(
                         Event(

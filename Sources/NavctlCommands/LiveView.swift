@@ -80,6 +80,10 @@ struct LiveView {
             note(clock, alert.summary)
         case .routeRefreshed(let refreshed):
             note(clock, refreshed.summary)
+        case .routeAlternatives(let alternatives):
+            note(clock, alternatives.summary)
+        case .fasterRoute(let faster):
+            note(clock, faster.summary)
         }
     }
 

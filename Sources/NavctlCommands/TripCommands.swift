@@ -99,6 +99,9 @@ struct NavigateSubcommand: AsyncParsableCommand {
     @Option(help: "A routing costing or profile (Valhalla costing, GraphHopper profile).")
     var costing: String?
 
+    @Option(help: "Also ask for up to N other routes (0-3) and list them; `navctl choose INDEX` takes one.")
+    var alternatives: Int = 0
+
     @OptionGroup var waiting: CalculationWaitOptions
 
     func run() async throws {
@@ -110,8 +113,12 @@ struct NavigateSubcommand: AsyncParsableCommand {
                 }
                 avoided.insert(parsed)
             }
+            guard (0...NavigateCommand.alternativesLimit).contains(alternatives) else {
+                throw CommandFailure("--alternatives: \(alternatives) is outside 0...\(NavigateCommand.alternativesLimit)")
+            }
             let command = NavigateCommand(
-                waypoints: (via + [to]).map { Waypoint(coordinate: $0) }, options: RouteOptions(costing: costing, avoid: avoided))
+                waypoints: (via + [to]).map { Waypoint(coordinate: $0) }, options: RouteOptions(costing: costing, avoid: avoided),
+                alternatives: alternatives)
             let navd = try await connection.connect()
             defer { navd.close() }
             let reply: NavigateReply
@@ -123,7 +130,7 @@ struct NavigateSubcommand: AsyncParsableCommand {
             if waiting.json { try writeJSON(reply) } else {
                 writeLine("calculation \(reply.session) started" + (reply.waitingForFix ? " (waiting for a GNSS fix)" : ""))
             }
-            try await waiting.waitForRoute(navd, session: reply.session)
+            try await waiting.waitForRoute(navd, session: reply.session, listingAlternatives: alternatives > 0)
         }
     }
 }
@@ -140,13 +147,16 @@ struct CalculationWaitOptions: ParsableArguments {
     var timeout: Double = 60
 
     /// Follows calculation `session` to its route (printed) or its failure (thrown), unless `--no-wait`.
-    func waitForRoute(_ navd: NavdConnection, session: Int) async throws {
+    /// `listingAlternatives`: then prints the alternatives navd offers (they follow the route at once), or that
+    /// the engine found none.
+    func waitForRoute(_ navd: NavdConnection, session: Int, listingAlternatives: Bool = false) async throws {
         guard !noWait else { return }
         let timeout = self.timeout
         Task {
             try? await Task.sleep(for: .seconds(timeout))
             navd.close()
         }
+        var waitingForAlternatives = false
         for await message in navd.events {
             switch message.event {
             case .routeCalculation(let calculation) where calculation.session == session:
@@ -162,6 +172,17 @@ struct CalculationWaitOptions: ParsableArguments {
                 } else {
                     writeLine("navigating \(message.routeId ?? "?") (\(route.reason.rawValue)): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration)), \(route.steps) steps")
                 }
+                guard listingAlternatives else { return }
+                waitingForAlternatives = true
+            case .routeAlternatives(let offer) where offer.session == session && offer.status == .offered:
+                if json { writeLine(String(decoding: message.line.dropLast(), as: UTF8.self)) } else {
+                    for option in offer.routes { writeLine("  [\(option.index)] \(option.summary)") }
+                    writeLine("navctl choose INDEX before \(offer.chooseBefore ?? "?") takes another; [0] is navigated meanwhile")
+                }
+                return
+            case _ where waitingForAlternatives:
+                // The offer comes right after the route, or not at all.
+                if !json { writeLine("the engine found no other route") }
                 return
             default:
                 break

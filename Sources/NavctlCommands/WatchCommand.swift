@@ -134,6 +134,10 @@ struct WatchCommand: AsyncParsableCommand {
             return alert.level == .major ? alert.summary.uppercased() : alert.summary
         case .routeRefreshed(let refreshed):
             return refreshed.summary
+        case .routeAlternatives(let alternatives):
+            return alternatives.summary
+        case .fasterRoute(let faster):
+            return faster.summary
         case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
             guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }

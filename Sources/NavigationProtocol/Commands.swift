@@ -37,10 +37,16 @@ public struct NavigateCommand: NavigationCommand, Hashable {
 
     public var waypoints: [Waypoint]
     public var options: RouteOptions
+    /// Further routes to ask for and offer (`route_alternatives`, `choose_route`); 0: none.
+    public var alternatives: Int
 
-    public init(waypoints: [Waypoint], options: RouteOptions = RouteOptions()) {
+    /// Most alternatives a client may ask for.
+    public static let alternativesLimit = 3
+
+    public init(waypoints: [Waypoint], options: RouteOptions = RouteOptions(), alternatives: Int = 0) {
         self.waypoints = waypoints
         self.options = options
+        self.alternatives = alternatives
     }
 
     public init(fields: CommandFields) throws(ProtocolError) {
@@ -51,6 +57,7 @@ public struct NavigateCommand: NavigationCommand, Hashable {
         for (i, value) in list.enumerated() { waypoints.append(try Self.waypoint(value, path: "waypoints[\(i)]")) }
         self.waypoints = waypoints
         self.options = try RouteOptions(fields: CommandFields(try fields.objectField("options") ?? [:]))
+        alternatives = try fields.whole("alternatives", in: 0...Self.alternativesLimit) ?? 0
     }
 
     public var fields: [String: JSONValue] {
@@ -62,6 +69,7 @@ public struct NavigateCommand: NavigationCommand, Hashable {
         if !self.options.avoid.isEmpty { options["avoid"] = .array(self.options.avoid.map(\.rawValue).sorted().map(JSONValue.string)) }
         if !self.options.engine.isEmpty { options["engine"] = .object(self.options.engine) }
         if !options.isEmpty { object["options"] = .object(options) }
+        if alternatives > 0 { object["alternatives"] = .number(Double(alternatives)) }
         return object
     }
 }

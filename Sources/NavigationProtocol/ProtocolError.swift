@@ -23,6 +23,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         case slowClient = "slow_client"
         /// navd already serves `socket.max_clients` clients; the connection is closed.
         case tooManyClients = "too_many_clients"
+        /// `choose_route` with no open offer (none was made, or its time ran out).
+        case noChoice = "no_choice"
         /// The flight recorder cannot start (its directory cannot be created or written).
         case recordingFailed = "recording_failed"
     }

@@ -39,6 +39,17 @@ public struct StopsReply: Codable, Hashable, Sendable {
     }
 }
 
+/// `choose_route`: the route navigated now.
+public struct ChooseRouteReply: Codable, Hashable, Sendable {
+    public var routeId: String
+    /// The index chosen; the route of index 0 of `navigate`'s alternatives is the one already navigated.
+    public var index: Int
+    public init(routeId: String, index: Int) {
+        self.routeId = routeId
+        self.index = index
+    }
+}
+
 /// `cancel`.
 public struct CancelReply: Codable, Hashable, Sendable {
     /// False when there was no trip.

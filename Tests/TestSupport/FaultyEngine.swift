@@ -33,6 +33,9 @@ public final class FaultyEngine: @unchecked Sendable {
         /// The real answer with traffic: every duration and weight `trafficFactor` times longer (speeds shorter),
         /// every segment `heavy`, and a `construction` incident on the middle of each leg's geometry.
         case heavyTraffic
+        /// The real answer with a jam on the road named `jamRoad`: each of its steps `jamFactor` times slower (and
+        /// its leg and route by as much), every other road as the engine said.
+        case jam
     }
 
     public let port: Int
@@ -42,6 +45,9 @@ public final class FaultyEngine: @unchecked Sendable {
     public var slowDelay: Double = 3
     /// How much longer everything takes in `.heavyTraffic`.
     public var trafficFactor: Double = 1.5
+    /// The road `.jam` slows down, and how much.
+    public var jamRoad = ""
+    public var jamFactor: Double = 3
     private let state = Mutex<(behaviour: Behaviour, requests: Int)>((.forward, 0))
     private let paths = Mutex<[String]>([])
     private let listener: Int32
@@ -151,6 +157,9 @@ public final class FaultyEngine: @unchecked Sendable {
         case .heavyTraffic:
             let body = Self.body(of: forward(request))
             Self.send(client, Self.response(status: "200 OK", type: "application/json", body: Self.withTraffic(body, factor: trafficFactor)))
+        case .jam:
+            let body = Self.body(of: forward(request))
+            Self.send(client, Self.response(status: "200 OK", type: "application/json", body: Self.withJam(body, road: jamRoad, factor: jamFactor)))
         }
     }
 
@@ -189,6 +198,36 @@ public final class FaultyEngine: @unchecked Sendable {
             }
             answer[listKey] = routes
         }
+        return (try? JSONSerialization.data(withJSONObject: answer)).map { Array($0) } ?? body
+    }
+
+    /// An OSRM-format answer with the steps on `road` `factor` times slower, and their legs and routes by as much.
+    static func withJam(_ body: [UInt8], road: String, factor: Double) -> [UInt8] {
+        guard var answer = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any], var routes = answer["routes"] as? [[String: Any]] else {
+            return body
+        }
+        for r in routes.indices {
+            guard var legs = routes[r]["legs"] as? [[String: Any]] else { continue }
+            var routeExtra = 0.0
+            for l in legs.indices {
+                guard var steps = legs[l]["steps"] as? [[String: Any]] else { continue }
+                var legExtra = 0.0
+                for s in steps.indices where steps[s]["name"] as? String == road {
+                    let extra = (steps[s]["duration"] as? Double ?? 0) * (factor - 1)
+                    steps[s]["duration"] = (steps[s]["duration"] as? Double ?? 0) + extra
+                    steps[s]["weight"] = (steps[s]["weight"] as? Double ?? 0) + extra
+                    legExtra += extra
+                }
+                legs[l]["steps"] = steps
+                legs[l]["duration"] = (legs[l]["duration"] as? Double ?? 0) + legExtra
+                legs[l]["weight"] = (legs[l]["weight"] as? Double ?? 0) + legExtra
+                routeExtra += legExtra
+            }
+            routes[r]["legs"] = legs
+            routes[r]["duration"] = (routes[r]["duration"] as? Double ?? 0) + routeExtra
+            routes[r]["weight"] = (routes[r]["weight"] as? Double ?? 0) + routeExtra
+        }
+        answer["routes"] = routes
         return (try? JSONSerialization.data(withJSONObject: answer)).map { Array($0) } ?? body
     }
 

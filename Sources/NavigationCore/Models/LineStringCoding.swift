@@ -1,10 +1,10 @@
 /// Encodes a list of coordinates the GeoJSON way, `[[lon, lat], ...]`, as route geometries are written.
-struct LineStringCoding: Codable {
-    var coordinates: [GeographicCoordinate]
+public struct LineStringCoding: Codable, Hashable, Sendable {
+    public var coordinates: [GeographicCoordinate]
 
-    init(_ coordinates: [GeographicCoordinate]) { self.coordinates = coordinates }
+    public init(_ coordinates: [GeographicCoordinate]) { self.coordinates = coordinates }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         var outer = try decoder.unkeyedContainer()
         var result: [GeographicCoordinate] = []
         result.reserveCapacity(outer.count ?? 0)
@@ -17,7 +17,7 @@ struct LineStringCoding: Codable {
         coordinates = result
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var outer = encoder.unkeyedContainer()
         for c in coordinates {
             var pair = outer.nestedUnkeyedContainer()

@@ -4,6 +4,7 @@ import LocationSources
 import NavigationCore
 import RoadAhead
 import RouteAdapters
+import TripPlanning
 
 /// Walks the parsed TOML, section by section, collecting every error with its key path.
 struct ConfigReader {
@@ -78,7 +79,11 @@ struct ConfigReader {
         guard let table = section(value, "routing") else { return }
         reportUnknown(
             table,
-            known: ["engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay", "refresh_interval", "fallback"],
+            known: [
+                "engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay", "refresh_interval",
+                "faster_route", "faster_route_interval", "faster_route_min_saving", "faster_route_min_fraction", "faster_route_maneuver_window",
+                "choose_timeout", "fallback",
+            ],
             prefix: "routing.")
         choice(table, "engine", section: "routing", into: &routing.engine)
         string(table, "url", section: "routing", into: &routing.url)
@@ -96,6 +101,12 @@ struct ConfigReader {
             fail("routing.refresh_interval", "must be 0 (off) or at least 10 seconds, not \(routing.refreshInterval)")
             routing.refreshInterval = NavdConfig.Routing().refreshInterval
         }
+        choice(table, "faster_route", section: "routing", into: &routing.fasterRoute.mode)
+        number(table, "faster_route_interval", section: "routing", range: 10...86_400, into: &routing.fasterRoute.interval)
+        number(table, "faster_route_min_saving", section: "routing", range: 0...86_400, into: &routing.fasterRoute.minimumSaving)
+        number(table, "faster_route_min_fraction", section: "routing", range: 0...1, into: &routing.fasterRoute.minimumFraction)
+        number(table, "faster_route_maneuver_window", section: "routing", range: 0...600, into: &routing.fasterRoute.maneuverWindow)
+        number(table, "choose_timeout", section: "routing", range: 1...3600, into: &routing.chooseTimeout)
         if let fallbacks = table["fallback"] {
             guard let entries = fallbacks.arrayValue else { return fail("routing.fallback", "must be an array of tables ([[routing.fallback]])") }
             routing.fallbacks = entries.enumerated().compactMap { index, entry in

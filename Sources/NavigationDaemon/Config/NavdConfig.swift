@@ -3,6 +3,7 @@ import Glibc
 import NavigationCore
 import RoadAhead
 import RouteAdapters
+import TripPlanning
 
 /// navd's configuration (docs/configuration.md). Every value has a default, so an empty file is valid.
 public struct NavdConfig: Sendable {
@@ -86,6 +87,10 @@ public struct NavdConfig: Sendable {
         public var retryDelay = 1.0
         /// Seconds (fix time) between refreshes of the route ahead (re-costed on the same way); 0: never.
         public var refreshInterval = 300.0
+        /// Looking for a faster way during a trip (`faster_route`, `faster_route_*`).
+        public var fasterRoute = FasterRouteRules()
+        /// Seconds a client has to `choose_route` among alternatives or a faster way offered.
+        public var chooseTimeout = 30.0
         /// Further engines (`[[routing.fallback]]`), tried in order when the one before fails with a retryable
         /// error after its own attempts.
         public var fallbacks: [Fallback] = []

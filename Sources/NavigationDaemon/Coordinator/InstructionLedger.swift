@@ -43,6 +43,18 @@ public struct InstructionLedger: Sendable, Equatable {
 
     public func hasSentSpoken(_ utteranceId: String) -> Bool { sent.contains("s" + utteranceId) }
 
+    /// For a route that replaces another mid-trip: its departure prompt ("Drive north on ...", spoken as the
+    /// first step begins) counts as said, so the driver does not hear a departure again (a peer's known defect).
+    /// The prompts for the first maneuver itself are kept; a departure merged with the first maneuver's prompt
+    /// (a short first step: "Head west on X, then turn right"), being the only announcement of that maneuver, is
+    /// kept too.
+    public mutating func skipDeparture(of route: Route) {
+        guard let first = route.steps.first, first.maneuver.type == .depart else { return }
+        let atStart = first.spokenInstructions.filter { $0.triggerDistanceBeforeManeuver >= first.distance - 1 }
+        guard atStart.count < first.spokenInstructions.count else { return }
+        for spoken in atStart { sent.insert("s" + spoken.utteranceId) }
+    }
+
     /// Everything pending, which the caller retracts; the ledger starts afresh for a new route.
     public mutating func retractAll() -> [Sent] {
         defer { self = InstructionLedger() }

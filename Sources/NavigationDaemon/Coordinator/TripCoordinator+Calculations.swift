@@ -10,7 +10,8 @@ extension TripCoordinator {
     /// snap supersedes everything. A navigate without a fix yet waits for one (see ``tick(now:)``).
     @discardableResult
     mutating func startCalculation(
-        purpose: Purpose, waypoints: [Waypoint], options: RouteOptions, origin: UserLocation?, now: Date, trace: [TracePoint]? = nil
+        purpose: Purpose, waypoints: [Waypoint], options: RouteOptions, origin: UserLocation?, now: Date, trace: [TracePoint]? = nil,
+        alternatives: Int = 0
     ) -> Int {
         let session = nextSession
         nextSession += 1
@@ -18,10 +19,11 @@ extension TripCoordinator {
             cancelSession(older.session, reason: "superseded by session \(session)")
         }
         let waiting = origin == nil && trace == nil
-        let continuesTrip = purpose == .reroute || purpose.editsStops
+        let continuesTrip = purpose == .reroute || purpose == .fasterRoute || purpose.editsStops
         calculations[session] = Calculation(
             session: session, purpose: purpose, startedAt: now, generation: continuesTrip ? generation : -1, requested: waypoints,
-            options: options, waitingForFix: waiting)
+            options: options, waitingForFix: waiting, alternatives: alternatives)
+        if purpose == .fasterRoute { calculations[session]!.routeId = trip?.routeId }
         var event = RouteCalculationEvent(session: session, purpose: purpose, status: .inProgress)
         if waiting { event.waiting = .gnssFix }
         publish(.routeCalculation(event))
@@ -37,19 +39,19 @@ extension TripCoordinator {
     /// change of stops replaces reroutes and earlier changes (it routes from the current position too, through
     /// the list that includes them); a reroute replaces reroutes.
     static func supersedes(_ purpose: Purpose, _ older: Purpose) -> Bool {
-        // A refresh gives way to any calculation, and starts only when none runs.
-        if older == .refresh { return purpose != .refresh }
+        // A refresh or a look for a faster way gives way to any calculation, and starts only when none runs.
+        if older == .refresh || older == .fasterRoute { return true }
         return switch purpose {
         case .initial, .snap: true
         case .reroute: older == .reroute
         case .addStop, .removeStop, .skipWaypoint: older == .reroute || older.editsStops
-        case .refresh: false
+        case .refresh, .fasterRoute: false
         }
     }
 
     private mutating func requestRoute(session: Int, origin: UserLocation) {
         guard let calculation = calculations[session] else { return }
-        let query = RouteQuery(origin: origin.withCourseOnlyWhenMoving(), waypoints: calculation.requested)
+        let query = RouteQuery(origin: origin.withCourseOnlyWhenMoving(), waypoints: calculation.requested, alternatives: calculation.alternatives)
         effects.append(.startCalculation(session: session, request: .route(query, options: calculation.options)))
     }
 
@@ -66,6 +68,7 @@ extension TripCoordinator {
     /// Periodic work: dead reckoning through an outage; a navigate waiting too long for the first fix fails.
     public mutating func tick(now: Date) {
         predictThroughOutage(now: now)
+        expireOffer(now: now)
         for session in calculations.keys.sorted() {
             guard let calculation = calculations[session], calculation.waitingForFix,
                 now.timeIntervalSince(calculation.startedAt) >= settings.reroute.firstFixTimeout
@@ -132,6 +135,10 @@ extension TripCoordinator {
                 refreshAnswered(route, calculation: calculation, event: event, now: now)
                 return
             }
+            if calculation.purpose == .fasterRoute {
+                fasterRouteAnswered(routes, calculation: calculation, event: event, now: now)
+                return
+            }
             if calculation.purpose == .reroute || calculation.purpose.editsStops {
                 // Both continue the trip: the answer replaces its route unless there is a reason not to.
                 let (rejection, controller) =
@@ -155,8 +162,9 @@ extension TripCoordinator {
                 event.applied = true
                 event.newRouteId = nextRouteId
                 publish(.routeCalculation(event))
-                startTrip(controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose == .snap ? .snap : .initial,
-                          session: session, now: now)
+                startTrip(
+                    controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose == .snap ? .snap : .initial,
+                    session: session, now: now, alternatives: calculation.alternatives > 0 && routes.count > 1 ? routes : [])
             } catch {
                 event.error = CalculationError(code: "invalid_route", message: "\(error)", retryable: false)
                 publish(.routeCalculation(event))
@@ -165,7 +173,11 @@ extension TripCoordinator {
     }
 
     /// Replaces any trip with a new one on `controller`'s route.
-    mutating func startTrip(_ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: RouteEvent.Reason, session: Int?, now: Date) {
+    /// `alternatives`: the answer's routes (the first is `controller`'s) to offer right after the route.
+    mutating func startTrip(
+        _ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: RouteEvent.Reason, session: Int?, now: Date,
+        alternatives: [Route] = []
+    ) {
         abandonFreeDrive()
         if trip != nil {
             retractInstructions(reason: .newRoute)
@@ -177,10 +189,12 @@ extension TripCoordinator {
         trip = Trip(
             routeId: makeRouteId(), controller: controller, state: .idle, requested: requested, passedBeforeRoute: 0, options: options)
         publishRoute(reason: reason, session: session)
+        if let session, !alternatives.isEmpty { offerAlternatives(alternatives, session: session, now: now) }
         log(.notice, "trip \(trip!.routeId) started: \(Int(controller.route.distance)) m, \(controller.route.steps.count) steps")
         if let fix = lastFix {
             apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
             refreshIfDue(fix: fix, now: now)
+            lookForFasterRouteIfDue(fix: fix, now: now)
         }
     }
 

@@ -59,6 +59,7 @@ extension TripCoordinator {
         }
         apply(next, previous: previous, fix: fix, now: now)
         refreshIfDue(fix: fix, now: now)
+        lookForFasterRouteIfDue(fix: fix, now: now)
     }
 
     /// During an outage, progress predicted along the route at the last trustworthy speed, published as
@@ -191,12 +192,13 @@ extension TripCoordinator {
     /// Ends the trip: calculations for it are cancelled, the journal is deleted, and a speed alert judged on the
     /// route's limit clears (without a trip navd knows no limit until free drive matches the road).
     mutating func endTrip(reason: String) {
+        withdrawOffer(because: "the trip \(reason)")
         trip = nil
         endRouteSpeedAlert()
         generation += 1
         gate.reset()
         lastRerouteDecision = nil
-        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute || calculation.purpose == .refresh || calculation.purpose.editsStops {
+        for calculation in calculations.values.sorted(by: { $0.session < $1.session }) where calculation.purpose == .reroute || calculation.purpose == .refresh || calculation.purpose == .fasterRoute || calculation.purpose.editsStops {
             cancelSession(calculation.session, reason: "trip \(reason)")
         }
         effects.append(.deleteJournal)

@@ -100,7 +100,11 @@ extension TripCoordinator {
 
     /// Replaces the active route with an accepted reroute or a change of stops: retracts pending instructions,
     /// publishes the route, and snaps the last fix to it. The trip goes on: its totals, its pace, its id.
-    mutating func applyRouteChange(_ controller: NavigationController, calculation: Calculation, now: Date) {
+    /// `reason` and `retraction`: what the events say (by default, from the calculation's purpose).
+    mutating func applyRouteChange(
+        _ controller: NavigationController, calculation: Calculation, now: Date, reason: RouteEvent.Reason? = nil,
+        retraction: InstructionRetractedEvent.Reason? = nil
+    ) {
         guard var current = trip, let state = current.state.navigating else { return }
         // One trip, one clock: the new route continues the trip's totals (it started at `navigate`).
         let tripSoFar = state.summary
@@ -113,7 +117,7 @@ extension TripCoordinator {
                 expectedRerouteLatency = min(5, max(0.5, 0.7 * expectedRerouteLatency + 0.3 * measured))
             }
         }
-        retractInstructions(reason: isReroute ? .reroute : .stopsChanged)
+        retractInstructions(reason: retraction ?? (isReroute ? .reroute : .stopsChanged))
         current = trip!
         if let kept = calculation.keptWaypoints {
             // The stops as edited: those passed before, then the new list the route goes through.
@@ -125,16 +129,19 @@ extension TripCoordinator {
         current.routeId = makeRouteId()
         current.controller = controller
         current.ledger = InstructionLedger()
+        current.ledger.skipDeparture(of: controller.route)
         if isReroute { current.reroutes += 1 }
         current.refresh = RefreshTimes()
+        current.faster = FasterRouteLooks()
         current.state = .idle
         trip = current
         if isReroute { gate.recordApplied(time: lastFix?.location.timestamp ?? now) }
         lastRerouteDecision = nil
-        publishRoute(reason: Self.routeReason(calculation.purpose), session: calculation.session)
+        publishRoute(reason: reason ?? Self.routeReason(calculation.purpose), session: calculation.session)
         if let fix = lastFix {
             apply(controller.initialState(for: fix.location, continuing: tripSoFar), previous: .idle, fix: fix, now: now)
             refreshIfDue(fix: fix, now: now)
+            lookForFasterRouteIfDue(fix: fix, now: now)
         }
         if !isReroute { saveJournal(now: now) }
     }
@@ -148,6 +155,7 @@ extension TripCoordinator {
         case .addStop: .stopAdded
         case .removeStop: .stopRemoved
         case .skipWaypoint: .waypointSkipped
+        case .fasterRoute: .faster
         // Never asked: a refresh keeps its route (route_refreshed, not route).
         case .refresh: .reroute
         }
@@ -167,6 +175,7 @@ extension TripCoordinator {
     /// The `route` event for the active route.
     mutating func publishRoute(reason: RouteEvent.Reason, session: Int?) {
         guard let current = trip else { return }
+        if let open = offer, open.routeId != current.routeId { withdrawOffer(because: "a new route (\(reason.rawValue)) replaced the one it was for") }
         let route = current.controller.route
         publish(.route(RouteEvent(reason: reason, session: session, route: route)))
         effects.append(.activeRouteChanged(route))

@@ -39,6 +39,10 @@ public struct TripCoordinator: Sendable {
         public var freeDrive: FreeDriveRules
         /// Seconds (fix time) between refreshes of the route ahead (`routing.refresh_interval`); 0: never.
         public var refreshInterval: Double
+        /// Looking for a faster way (`routing.faster_route*`).
+        public var fasterRoute: FasterRouteRules
+        /// Seconds a client has to choose among routes offered (`routing.choose_timeout`).
+        public var chooseTimeout: Double
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -55,6 +59,8 @@ public struct TripCoordinator: Sendable {
             roadAheadLimit = config.roadAhead.maxObjects
             freeDrive = config.freeDrive
             refreshInterval = config.routing.refreshInterval
+            fasterRoute = config.routing.fasterRoute
+            chooseTimeout = config.routing.chooseTimeout
         }
     }
 
@@ -109,8 +115,33 @@ public struct TripCoordinator: Sendable {
         /// A change of stops: the trip's waypoints already passed when it was asked for; `requested` is the
         /// edited list ahead of them.
         var keptWaypoints: [Waypoint]?
-        /// A refresh: the route it re-costs (a newer route makes its answer moot).
+        /// A refresh or a look for a faster way: the route it is about (a newer route makes its answer moot).
         var routeId: String?
+        /// Further routes asked for (`navigate`'s `alternatives`, a look for a faster way).
+        var alternatives = 0
+    }
+
+    /// The looks for a faster way during a route, by fix time, and what they found.
+    struct FasterRouteLooks: Sendable {
+        /// The last look asked for (or the route's first fix).
+        var lastLook: Date?
+        /// The way offered and not taken: not offered again.
+        var offered: RouteIndex?
+    }
+
+    /// Routes a client may choose among (`choose_route`) until `chooseBefore`.
+    struct RouteOffer: Sendable {
+        enum Kind: Sendable { case alternatives, faster }
+        var kind: Kind
+        var session: Int
+        /// Alternatives: every route of the answer (index 0 is the one navigated). Faster: the faster way.
+        var routes: [Route]
+        /// The route navigated when it was made (another route withdraws it).
+        var routeId: String
+        /// Wall clock.
+        var chooseBefore: Date
+        var saving = 0.0
+        var savingFraction = 0.0
     }
 
     /// When the active route was refreshed, by fix time.
@@ -166,6 +197,10 @@ public struct TripCoordinator: Sendable {
         var reroutes = 0
         /// The route's refreshes (made anew with each route but a refreshed one).
         var refresh = RefreshTimes()
+        /// Looks for a faster way (made anew with each route).
+        var faster = FasterRouteLooks()
+        /// The way navd switched away from for a faster one, and when (fix time): not switched back to.
+        var wayLeft: (index: RouteIndex, at: Date)?
 
         init(
             routeId: String, controller: NavigationController, state: TripState, requested: [Waypoint], passedBeforeRoute: Int, options: RouteOptions,
@@ -214,6 +249,10 @@ public struct TripCoordinator: Sendable {
     var freeDriveSession: Int?
     /// How many free-drive matches were asked for (their session numbers follow ``freeDriveSessionBase``).
     var nextFreeDriveRequest = 0
+    /// The open offer of routes to choose from (alternatives of `navigate`, or a faster way).
+    var offer: RouteOffer?
+    /// Why the last offer closed, for a `choose_route` that comes after it.
+    var lastOfferEnd: String?
     /// Seconds a reroute answer is expected to take (smoothed from measurements): the request starts from where
     /// the vehicle will be by then.
     public internal(set) var expectedRerouteLatency = 1.5

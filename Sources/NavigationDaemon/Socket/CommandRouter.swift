@@ -125,6 +125,9 @@ public struct CommandRouter: Sendable {
         router.register(SkipWaypointCommand.self) { _, coordinator, context throws(ProtocolError) in
             try coordinator.editStops(.skipNext, now: context.now)
         }
+        router.register(ChooseRouteCommand.self) { command, coordinator, context throws(ProtocolError) in
+            try coordinator.chooseRoute(command, now: context.now)
+        }
         router.registerDeferring(RecordCommand.self) { command, coordinator, context throws(ProtocolError) in
             guard let recording = context.recording else { throw ProtocolError(.recordingFailed, "this navd has no flight recorder") }
             return try recording.handle(command, coordinator: coordinator, now: context.now, answerLater: context.answerLater(RecordReply.self))

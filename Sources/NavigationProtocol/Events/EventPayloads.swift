@@ -64,6 +64,10 @@ public struct InstructionRetractedEvent: Codable, Hashable, Sendable {
         case newRoute = "new_route"
         /// A stop was added, removed or skipped: the route through the new list replaces them.
         case stopsChanged = "stops_changed"
+        /// A faster way replaced the route (`routing.faster_route`, or an offer chosen).
+        case fasterRoute = "faster_route"
+        /// A client chose another of the alternatives.
+        case routeChosen = "route_chosen"
     }
     public struct Retracted: Codable, Hashable, Sendable {
         public var kind: InstructionEvent.Kind
@@ -120,6 +124,10 @@ public struct RouteEvent: Codable, Hashable, Sendable {
         case stopAdded = "stop_added"
         case stopRemoved = "stop_removed"
         case waypointSkipped = "waypoint_skipped"
+        /// A faster way, taken by navd or chosen by a client.
+        case faster
+        /// Another of the alternatives, chosen by a client.
+        case chosen
     }
     public var reason: Reason
     /// The calculation session that produced it (absent when resumed from the journal).
@@ -174,6 +182,8 @@ public struct RouteCalculationEvent: Codable, Hashable, Sendable {
         case initial, reroute, snap
         /// The route ahead re-costed on the same way (`routing.refresh_interval`).
         case refresh
+        /// A look for a faster way from the vehicle (`routing.faster_route`).
+        case fasterRoute = "faster_route"
         /// The trip's stops changed: a route from the current position through the new list.
         case addStop = "add_stop"
         case removeStop = "remove_stop"

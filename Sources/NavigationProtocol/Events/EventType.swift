@@ -32,6 +32,10 @@ public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
     case speedAlert = "speed_alert"
     /// The route ahead re-costed on the same way (new times, traffic, limits, incidents), or old traffic dropped.
     case routeRefreshed = "route_refreshed"
+    /// The routes `navigate` asked for with `alternatives`, to choose from (`choose_route`), and how the choice ended.
+    case routeAlternatives = "route_alternatives"
+    /// A faster way from the vehicle than the route, offered or taken (`routing.faster_route`), and how an offer ended.
+    case fasterRoute = "faster_route"
 
     /// Events that a slow client may miss when a newer one of the same type replaces it.
     public var isReplaceable: Bool { self == .tripState }

@@ -14,6 +14,8 @@ public enum NavigationEvent: Hashable, Sendable {
     case gnss(GNSSEvent)
     case speedAlert(SpeedAlert)
     case routeRefreshed(RouteRefreshedEvent)
+    case routeAlternatives(RouteAlternativesEvent)
+    case fasterRoute(FasterRouteEvent)
 
     public var type: EventType {
         switch self {
@@ -28,6 +30,8 @@ public enum NavigationEvent: Hashable, Sendable {
         case .gnss: .gnss
         case .speedAlert: .speedAlert
         case .routeRefreshed: .routeRefreshed
+        case .routeAlternatives: .routeAlternatives
+        case .fasterRoute: .fasterRoute
         }
     }
 
@@ -47,6 +51,8 @@ public enum NavigationEvent: Hashable, Sendable {
         case .gnss(let payload): value = try? encoder.encode(payload)
         case .speedAlert(let payload): value = try? encoder.encode(payload)
         case .routeRefreshed(let payload): value = try? encoder.encode(payload)
+        case .routeAlternatives(let payload): value = try? encoder.encode(payload)
+        case .fasterRoute(let payload): value = try? encoder.encode(payload)
         }
         return value?.objectValue ?? [:]
     }
@@ -67,6 +73,8 @@ public enum NavigationEvent: Hashable, Sendable {
         case .gnss: self = .gnss(try decoder.decode(GNSSEvent.self, from: value))
         case .speedAlert: self = .speedAlert(try decoder.decode(SpeedAlert.self, from: value))
         case .routeRefreshed: self = .routeRefreshed(try decoder.decode(RouteRefreshedEvent.self, from: value))
+        case .routeAlternatives: self = .routeAlternatives(try decoder.decode(RouteAlternativesEvent.self, from: value))
+        case .fasterRoute: self = .fasterRoute(try decoder.decode(FasterRouteEvent.self, from: value))
         }
     }
 }
@@ -134,6 +142,8 @@ extension NavigationEvent {
         case .gnss(let payload): return try encoder.encodeMembers(payload)
         case .speedAlert(let payload): return try encoder.encodeMembers(payload)
         case .routeRefreshed(let payload): return try encoder.encodeMembers(payload)
+        case .routeAlternatives(let payload): return try encoder.encodeMembers(payload)
+        case .fasterRoute(let payload): return try encoder.encodeMembers(payload)
         }
     }
 }

@@ -30,6 +30,7 @@ public struct OSRMRequestGenerator: RouteRequestGenerator {
         ]
         let perWaypoint = OSRMWaypointParameters(origin: query.origin, waypoints: query.waypoints)
         parameters.merge(perWaypoint.parameters) { _, new in new }
+        if query.alternatives > 0 { parameters["alternatives"] = String(query.alternatives) }
         try requireQueryValues(options.merging(query.options) { _, new in new }, engine: "OSRM")
         parameters.merge(queryParameters(options)) { _, new in new }
         parameters.merge(queryParameters(query.options)) { _, new in new }

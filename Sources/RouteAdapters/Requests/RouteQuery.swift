@@ -11,11 +11,15 @@ public struct RouteQuery: Hashable, Sendable {
     /// Engine options for this request only, merged over the generator's configured options
     /// (Valhalla: JSON body keys; OSRM and GraphHopper: query parameters).
     public var options: [String: JSONValue]
+    /// Further routes to ask for besides the best one (Valhalla `alternates`, OSRM `alternatives`); 0: none. An
+    /// engine may find fewer; GraphHopper's navigation endpoint is not asked (it answers one route).
+    public var alternatives: Int
 
-    public init(origin: UserLocation, waypoints: [Waypoint], options: [String: JSONValue] = [:]) {
+    public init(origin: UserLocation, waypoints: [Waypoint], options: [String: JSONValue] = [:], alternatives: Int = 0) {
         self.origin = origin
         self.waypoints = waypoints
         self.options = options
+        self.alternatives = alternatives
     }
 }
 

@@ -52,6 +52,7 @@ public struct ValhallaRequestGenerator: RouteRequestGenerator {
             "language": .string(language),
             "filters": Self.annotationFilter,
         ]
+        if query.alternatives > 0 { body = body.merging(["alternates": .number(Double(query.alternatives))]) }
         body = body.merging(.object(options)).merging(.object(query.options))
         return HTTPRequestSpec(
             method: .post, url: try makeURL(base: baseURL, path: "/route"),

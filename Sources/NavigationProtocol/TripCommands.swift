@@ -1,3 +1,4 @@
+// Commands that change the trip on the way: its stops, its route.
 import NavigationCore
 
 /// `add_stop`: a stop on the way. `index` counts among the waypoints still ahead (0: before the next one; their
@@ -55,4 +56,25 @@ public struct SkipWaypointCommand: NavigationCommand, Hashable {
     public static let requiresControl = true
     public init() {}
     public init(fields: CommandFields) throws(ProtocolError) {}
+}
+
+/// `choose_route`: take route `index` of the open offer: one of `navigate`'s alternatives (`route_alternatives`),
+/// or the faster way (`faster_route`, index 0).
+public struct ChooseRouteCommand: NavigationCommand, Hashable {
+    public typealias Result = ChooseRouteReply
+    public static let type = "choose_route"
+    public static let requiresControl = true
+
+    public var index: Int
+
+    public init(index: Int) { self.index = index }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let index = try fields.whole("index", in: 0...NavigateCommand.alternativesLimit) else {
+            throw ProtocolError(.missingField, "'index' is required (the route's index in the offer)")
+        }
+        self.index = index
+    }
+
+    public var fields: [String: JSONValue] { ["index": .number(Double(index))] }
 }

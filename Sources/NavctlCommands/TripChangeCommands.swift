@@ -85,3 +85,25 @@ private func editStops<Command: NavigationCommand>(
 private func formatCoordinate(_ point: LatLon) -> String {
     "\(point.lat),\(point.lon)"
 }
+
+/// `navctl choose INDEX`: take a route of navd's open offer (`navigate --alternatives`, or a faster way).
+struct ChooseSubcommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "choose", abstract: "Take route INDEX of the routes navd offers (navigate --alternatives, or a faster way: 0).")
+
+    @OptionGroup var connection: SocketOptions
+
+    @Argument(help: "The route's index in the offer.")
+    var index: Int
+
+    @Flag(help: "Print navd's reply as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let reply = try await connection.send(ChooseRouteCommand(index: index))
+            if json { return try writeJSON(reply) }
+            writeLine("navigating \(reply.routeId) (route \(reply.index) of the offer)")
+        }
+    }
+}
