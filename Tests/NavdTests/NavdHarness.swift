@@ -157,3 +157,28 @@ extension NavdInstance {
                 """, journal: journal)
     }
 }
+
+extension NavdInstance {
+    /// Where the simulated car of the trip-management drives stands (Bulevardi), and where it goes (Kaisaniemi).
+    static let bulevardi = GeographicCoordinate(latitude: 60.165574, longitude: 24.9406)
+    static let kaisaniemi = GeographicCoordinate(latitude: 60.1770, longitude: 24.9480)
+
+    /// navd's simulated car on Bulevardi at 14 m/s, `timeScale` times real time, routing with `engine` at `url`;
+    /// `routing`: more [routing] keys; `recordings`: a directory for the flight recorder (nil: off).
+    static func simulatedDrive(engine: String, url: String, routing: String = "", timeScale: Double = 8, recordings: String?) throws -> NavdInstance {
+        try NavdInstance(
+            sections: """
+                [gnss]
+                source = "simulate"
+                [gnss.simulate]
+                start = { lat = \(bulevardi.latitude), lon = \(bulevardi.longitude) }
+                speed = 14
+                time_scale = \(timeScale)
+                [routing]
+                engine = "\(engine)"
+                url = "\(url)"
+                \(routing)
+                \(recordings.map { "[recording]\nenabled = true\ndirectory = \"\($0)\"" } ?? "")
+                """)
+    }
+}

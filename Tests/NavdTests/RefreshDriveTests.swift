@@ -23,23 +23,12 @@ struct RefreshDriveTests {
         defer { server.stop() }
         let recordings = "/tmp/navd-rec-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: recordings) }
-        let navd = try NavdInstance(
-            sections: """
-                [gnss]
-                source = "simulate"
-                [gnss.simulate]
-                start = { lat = \(Self.start.latitude), lon = \(Self.start.longitude) }
-                speed = 14
-                time_scale = 8
-                [routing]
-                engine = "\(engine)"
-                url = "\(server.url)"
+        let navd = try NavdInstance.simulatedDrive(
+            engine: engine, url: server.url,
+            routing: """
                 max_attempts = 1
                 refresh_interval = \(Self.interval)
-                [recording]
-                enabled = true
-                directory = "\(recordings)"
-                """)
+                """, recordings: recordings)
         try navd.start()
         let client = try navd.connect()
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }

@@ -15,23 +15,7 @@ struct RouteChoiceDriveTests {
     static let destination = StopsDriveTests.destination
 
     static func navd(engine: String, url: String, routing: String, recordings: String) throws -> NavdInstance {
-        try NavdInstance(
-            sections: """
-                [gnss]
-                source = "simulate"
-                [gnss.simulate]
-                start = { lat = \(start.latitude), lon = \(start.longitude) }
-                speed = 14
-                time_scale = 8
-                [routing]
-                engine = "\(engine)"
-                url = "\(url)"
-                refresh_interval = 0
-                \(routing)
-                [recording]
-                enabled = true
-                directory = "\(recordings)"
-                """)
+        try NavdInstance.simulatedDrive(engine: engine, url: url, routing: "refresh_interval = 0\n" + routing, recordings: recordings)
     }
 
     static func navctl(_ arguments: [String], socket: String) throws -> ToolRun.Output {

@@ -10,8 +10,8 @@ import TestSupport
 @Suite(.serialized)
 struct StopsDriveTests {
     /// Where the simulated car stands (Bulevardi) and where it goes (Kaisaniemi): 2.4 km by OSRM.
-    static let start = GeographicCoordinate(latitude: 60.165574, longitude: 24.9406)
-    static let destination = GeographicCoordinate(latitude: 60.1770, longitude: 24.9480)
+    static let start = NavdInstance.bulevardi
+    static let destination = NavdInstance.kaisaniemi
     /// A stop west of the direct way (OSRM's nearest road point): about 660 m more through it by either engine.
     static let stop = GeographicCoordinate(latitude: 60.174264, longitude: 24.942834)
 
@@ -39,20 +39,7 @@ struct StopsDriveTests {
 
     /// `recordings`: a directory for the flight recorder (nil: off).
     static func navd(engine: String, recordings: String?) throws -> NavdInstance {
-        let url = engine == "osrm" ? try Engines.osrmURL() : try Engines.valhallaURL()
-        return try NavdInstance(
-            sections: """
-                [gnss]
-                source = "simulate"
-                [gnss.simulate]
-                start = { lat = \(start.latitude), lon = \(start.longitude) }
-                speed = 14
-                time_scale = 8
-                [routing]
-                engine = "\(engine)"
-                url = "\(url)"
-                \(recordings.map { "[recording]\nenabled = true\ndirectory = \"\($0)\"" } ?? "")
-                """)
+        try NavdInstance.simulatedDrive(engine: engine, url: engine == "osrm" ? try Engines.osrmURL() : try Engines.valhallaURL(), recordings: recordings)
     }
 
     static func waypointsJSON(_ list: [GeographicCoordinate]) -> String {

@@ -59,13 +59,7 @@ extension TripCoordinator {
         var event = event
         event.status = .succeeded
         event.applied = false
-        guard let current = trip, calculation.generation == generation, calculation.routeId == current.routeId,
-            let state = current.state.navigating, state.isOnRoute
-        else {
-            event.reason = "the route it refreshes is no longer the one being navigated, or the vehicle left it"
-            publish(.routeCalculation(event))
-            return
-        }
+        guard let (current, state) = stillOnRoute(of: calculation, event: event) else { return }
         let index = current.controller.index
         guard let start = SameRouteAhead().start(of: RouteIndex(route: route), on: index, from: state.distanceAlong) else {
             event.reason = "the engine's answer takes another way: its figures are not this route's"
@@ -117,6 +111,20 @@ extension TripCoordinator {
                     session: nil, durationRemaining: Self.tenths(remaining), change: 0, duration: Self.tenths(route.duration), speedLimitsChanged: 0,
                     congestion: [], incidents: [], expired: true, engine: nil)))
         log(.notice, "route \(current.routeId): traffic \(Int(age)) s old (more than three refresh intervals) dropped")
+    }
+
+    /// The trip and its state when the vehicle is still on the route `calculation` was about (a refresh, a look
+    /// for a faster way); otherwise publishes that its answer is moot and returns nil.
+    mutating func stillOnRoute(of calculation: Calculation, event: RouteCalculationEvent) -> (Trip, NavigatingState)? {
+        guard let current = trip, calculation.generation == generation, calculation.routeId == current.routeId,
+            let state = current.state.navigating, state.isOnRoute
+        else {
+            var event = event
+            event.reason = "the route it was about is no longer the one being navigated, or the vehicle left it"
+            publish(.routeCalculation(event))
+            return nil
+        }
+        return (current, state)
     }
 
     static func tenths(_ value: Double) -> Double { (value * 10).rounded() / 10 }

@@ -33,13 +33,7 @@ extension TripCoordinator {
         var event = event
         event.status = .succeeded
         event.applied = false
-        guard let current = trip, calculation.generation == generation, calculation.routeId == current.routeId,
-            let state = current.state.navigating, state.isOnRoute
-        else {
-            event.reason = "the route it compares with is no longer the one being navigated, or the vehicle left it"
-            publish(.routeCalculation(event))
-            return
-        }
+        guard let (current, state) = stillOnRoute(of: calculation, event: event) else { return }
         let index = current.controller.index
         let sameRoute = SameRouteAhead()
         let speed = max(state.rawLocation.speed?.metersPerSecond ?? 0, 5)
