@@ -44,6 +44,10 @@ struct ProtocolTests {
         BadLine(name: "remove_stop without index", line: #"{"type":"remove_stop","id":"x"}"#, code: "missing_field"),
         BadLine(name: "remove_stop without a trip", line: #"{"type":"remove_stop","id":"x","index":0}"#, code: "no_active_trip"),
         BadLine(name: "skip_waypoint without a trip", line: #"{"type":"skip_waypoint","id":"x"}"#, code: "no_active_trip"),
+        BadLine(name: "choose_route without index", line: #"{"type":"choose_route","id":"x"}"#, code: "missing_field"),
+        BadLine(name: "choose_route index 9", line: #"{"type":"choose_route","id":"x","index":9}"#, code: "invalid_field"),
+        BadLine(name: "choose_route with nothing offered", line: #"{"type":"choose_route","id":"x","index":0}"#, code: "no_choice"),
+        BadLine(name: "navigate with 7 alternatives", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":60.17,"lon":24.94}],"alternatives":7}"#, code: "invalid_field"),
         BadLine(name: "deeply nested", line: String(repeating: "[", count: 5000), code: "invalid_json"),
         BadLine(name: "invalid UTF-8", line: "{\"type\":\"status\",\"id\":\"\u{FFFD}\u{0}\"", code: "invalid_json"),
     ]
