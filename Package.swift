@@ -41,6 +41,14 @@ let package = Package(
         // The trip as a driver plans by it: the arrival at the driver's pace, at each stop and the destination.
         // Pure: states' values in, estimates out; the coordinator publishes them.
         .target(name: "TripPlanning", dependencies: ["NavigationCore"]),
+        // What navd says and shows on its own in the driver's language and units: per-language data files compiled
+        // in (Languages/*.json), rounding of distances per unit system. Pure.
+        .target(
+            name: "Guidance", dependencies: ["NavigationCore"],
+            resources: [
+                .embedInCode("Languages/en.json"), .embedInCode("Languages/de.json"), .embedInCode("Languages/fr.json"),
+                .embedInCode("Languages/es.json"), .embedInCode("Languages/fi.json"), .embedInCode("Languages/sv.json"),
+            ]),
         // NMEA 0183: sentence framing, checksums, epoch assembly into fixes, sentence writing. Pure.
         .target(name: "NMEA", dependencies: ["NavigationCore"]),
         // libgps (gpsd's client library) and libserialport, as the system provides them.
@@ -122,6 +130,7 @@ let package = Package(
             name: "RoadAheadTests",
             dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport"]
         ),
+        .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "NavigationCore"]),
         .testTarget(
             name: "TripPlanningTests",
             dependencies: ["TripPlanning", "NavigationCore", "RouteAdapters", "TestSupport"]
