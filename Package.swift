@@ -84,8 +84,8 @@ let package = Package(
         .target(
             name: "NavigationDaemon",
             dependencies: [
-                "NavigationCore", "RoadAhead", "TripPlanning", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA", "TrackFormats",
-                "CNavdSystem", "SystemSupport",
+                "NavigationCore", "RoadAhead", "TripPlanning", "Guidance", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA",
+                "TrackFormats", "CNavdSystem", "SystemSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -21,19 +21,30 @@ public enum RoutingEngine: String, CaseIterable, Sendable {
     }
 
     /// Request generator and response parser for a server of this engine at `baseURL`.
-    public func adapter(baseURL: String, profile: String, options: [String: JSONValue] = [:]) -> RouteAdapter {
+    public func adapter(baseURL: String, profile: String, options: [String: JSONValue] = [:], locale: InstructionLocale = .english) -> RouteAdapter {
         switch self {
-        case .valhalla: .valhalla(baseURL: baseURL, profile: profile, options: options)
+        case .valhalla:
+            RouteAdapter(
+                requestGenerator: ValhallaRequestGenerator(
+                    baseURL: baseURL, profile: profile, units: locale.valhallaUnits, language: locale.language, options: options),
+                responseParser: OSRMResponseParser(polylinePrecision: 6))
         case .osrm: .osrm(baseURL: baseURL, profile: profile, options: options)
-        case .graphhopper: .graphHopper(baseURL: baseURL, profile: profile, options: options)
+        case .graphhopper:
+            RouteAdapter(
+                requestGenerator: GraphHopperRequestGenerator(
+                    baseURL: baseURL, profile: profile, language: locale.language, voiceUnits: locale.imperial ? "imperial" : "metric", options: options),
+                responseParser: OSRMResponseParser(polylinePrecision: 6))
         }
     }
 
     /// The map-matching request generator; nil for GraphHopper, whose map matching is not part of its
     /// navigation API.
-    public func mapMatchingGenerator(baseURL: String, profile: String, options: [String: JSONValue] = [:]) -> (any MapMatchingRequestGenerator)? {
+    public func mapMatchingGenerator(
+        baseURL: String, profile: String, options: [String: JSONValue] = [:], locale: InstructionLocale = .english
+    ) -> (any MapMatchingRequestGenerator)? {
         switch self {
-        case .valhalla: ValhallaMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, options: options)
+        case .valhalla:
+            ValhallaMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, units: locale.valhallaUnits, language: locale.language, options: options)
         case .osrm: OSRMMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, options: options)
         case .graphhopper: nil
         }
@@ -42,9 +53,13 @@ public enum RoutingEngine: String, CaseIterable, Sendable {
     /// Requests that re-cost a route's own geometry without changing it (a route refresh), where the engine can:
     /// Valhalla's `trace_route` with `shape_match: edge_walk`. nil: the engine is asked for the route again and
     /// its answer used only when it is the same way. `options`: request keys merged last.
-    public func refreshGenerator(baseURL: String, profile: String, options: [String: JSONValue] = [:]) -> (any MapMatchingRequestGenerator)? {
+    public func refreshGenerator(
+        baseURL: String, profile: String, options: [String: JSONValue] = [:], locale: InstructionLocale = .english
+    ) -> (any MapMatchingRequestGenerator)? {
         switch self {
-        case .valhalla: ValhallaMapMatchingRequestGenerator(baseURL: baseURL, profile: profile, options: options, shapeMatch: "edge_walk")
+        case .valhalla:
+            ValhallaMapMatchingRequestGenerator(
+                baseURL: baseURL, profile: profile, units: locale.valhallaUnits, language: locale.language, options: options, shapeMatch: "edge_walk")
         case .osrm, .graphhopper: nil
         }
     }
@@ -131,4 +146,23 @@ public struct RouteOptions: Hashable, Sendable {
         if !engine.isEmpty { object["engine"] = .object(engine) }
         return .object(object)
     }
+}
+
+/// The language and units an engine writes its instructions in (`[guidance]`): Valhalla's `language` and
+/// `units`, GraphHopper's `locale` and `voice_units`. OSRM writes none; navd writes them.
+public struct InstructionLocale: Sendable, Equatable {
+    /// A BCP 47 tag, e.g. `de-DE`.
+    public var language: String
+    /// Miles and feet (or yards) instead of kilometres and metres.
+    public var imperial: Bool
+
+    public init(language: String, imperial: Bool) {
+        self.language = language
+        self.imperial = imperial
+    }
+
+    public static let english = InstructionLocale(language: "en-US", imperial: false)
+
+    /// Valhalla's `units`.
+    public var valhallaUnits: String { imperial ? "miles" : "kilometers" }
 }

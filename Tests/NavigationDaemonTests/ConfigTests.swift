@@ -2,6 +2,7 @@ import Foundation
 import NavigationCore
 import NavigationDaemon
 import RoadAhead
+import RouteAdapters
 import Testing
 
 @Suite struct ConfigTests {
@@ -83,6 +84,9 @@ import Testing
         Bad(text: "[routing]\nfaster_route = \"always\"", key: "routing.faster_route", says: "must be one of"),
         Bad(text: "[routing]\nfaster_route_min_fraction = 1.5", key: "routing.faster_route_min_fraction", says: "outside"),
         Bad(text: "[routing]\nchoose_timeout = 0", key: "routing.choose_timeout", says: "outside"),
+        Bad(text: "[guidance]\nlanguage = \"german\"", key: "guidance.language", says: "not a BCP 47 language tag"),
+        Bad(text: "[guidance]\nunits = \"furlongs\"", key: "guidance.units", says: "must be one of"),
+        Bad(text: "[guidance]\nvoice = \"anna\"", key: "guidance.voice", says: "unknown key"),
         Bad(text: "[socket]\nmode = \"rw\"", key: "socket.mode", says: "octal"),
         Bad(text: "[socket]\nmax_line_length = 1.5", key: "socket.max_line_length", says: "whole number"),
         Bad(text: "[reroute]\npolicy = \"sometimes\"", key: "reroute.policy", says: "automatic"),
@@ -210,5 +214,15 @@ import Testing
         } catch {
             #expect(error.description.contains("does not exist"))
         }
+    }
+
+    /// `[guidance]`: the language as one spelling, and miles where the tag's region drives in miles unless said.
+    @Test(arguments: [
+        ("de_at", "auto", "de-AT", false), ("en-US", "auto", "en-US", true), ("en-GB", "auto", "en-GB", true),
+        ("en-US", "metric", "en-US", false), ("fi", "imperial", "fi", true), ("fr-FR", "auto", "fr-FR", false),
+    ])
+    func theGuidanceLanguageAndUnitsGiveTheEnginesLocale(language: String, units: String, tag: String, imperial: Bool) throws {
+        let config = try ConfigLoader.parse("[guidance]\nlanguage = \"\(language)\"\nunits = \"\(units)\"", file: "navd.toml")
+        #expect(config.guidance.instructionLocale == InstructionLocale(language: tag, imperial: imperial))
     }
 }

@@ -131,3 +131,30 @@ struct LiveEngineTests {
         try await executor.shutdown()
     }
 }
+
+/// The engine writes its instructions in the driver's language and units (`[guidance]`): a real Valhalla answer
+/// for each language navd ships, through navd's request generator and parser.
+@Suite("Valhalla's instructions in the driver's language and units")
+struct LiveEngineLanguageTests {
+    /// A word each language's first maneuver on Bulevardi uses (Valhalla's own narrative), and the units' word.
+    @Test(arguments: [
+        ("de-DE", false, "fahren"), ("fi-FI", false, "Jatka"), ("fr-FR", false, "Continuez"), ("es-ES", false, "Siga"),
+        ("sv-SE", false, "Håll"), ("en-US", true, "mile"), ("en-US", false, "Stay straight"),
+    ])
+    func theInstructionsAreInTheLanguageAskedFor(language: String, imperial: Bool, word: String) async throws {
+        let executor = RouteHTTPExecutor()
+        defer { Task { try? await executor.shutdown() } }
+        let adapter = RoutingEngine.valhalla.adapter(
+            baseURL: try LiveEngine.valhalla.url(), profile: "auto", locale: InstructionLocale(language: language, imperial: imperial))
+        let trip = LiveEngineTests.trips[1]
+        let routes = try await RouteFetcher(source: .http(adapter), executor: executor)
+            .routes(for: RouteQuery(origin: LiveEngineTests.origin(trip.from), waypoints: [Waypoint(coordinate: trip.to)]))
+        let route = try #require(routes.first)
+        let words = route.steps.flatMap { [$0.instruction] + $0.spokenInstructions.map(\.text) }.joined(separator: " ")
+        #expect(words.contains(word), "\(language): \(words.prefix(400))")
+        // Metric answers never speak of miles or feet, imperial ones never of kilometres or metres.
+        let spoken = route.steps.flatMap { $0.spokenInstructions.map(\.text) }.joined(separator: " ").lowercased()
+        if imperial { #expect(!spoken.contains("kilomet") && !spoken.contains(" meters"), "\(spoken.prefix(300))") }
+        if !imperial && language == "en-US" { #expect(!spoken.contains("mile") && !spoken.contains("feet"), "\(spoken.prefix(300))") }
+    }
+}

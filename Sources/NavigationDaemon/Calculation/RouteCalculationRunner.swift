@@ -166,38 +166,39 @@ public struct RouteEndpoint: Sendable {
         self.refresher = refresher
     }
 
-    /// An engine behind an HTTP routing server of `kind` at `url`.
+    /// An engine behind an HTTP routing server of `kind` at `url`, writing its instructions in `locale`.
     public static func http(
-        _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], maxAttempts: Int, executor: RouteHTTPExecutor
+        _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], maxAttempts: Int, executor: RouteHTTPExecutor,
+        locale: InstructionLocale = .english
     ) -> RouteEndpoint {
         RouteEndpoint(
             identity: Identity(name: kind.rawValue, server: HTTPRequestSpec.server(of: url)),
-            fetcher: RouteFetcher(source: .http(kind.adapter(baseURL: url, profile: profile, options: options)), executor: executor),
-            matcher: kind.mapMatchingGenerator(baseURL: url, profile: profile).map { MapMatcher(generator: $0, executor: executor) },
+            fetcher: RouteFetcher(source: .http(kind.adapter(baseURL: url, profile: profile, options: options, locale: locale)), executor: executor),
+            matcher: kind.mapMatchingGenerator(baseURL: url, profile: profile, locale: locale).map { MapMatcher(generator: $0, executor: executor) },
             maxAttempts: maxAttempts,
             requestOptions: { (options) throws(RouteOptionsError) in try kind.requestOptions(for: options, profile: profile) },
-            refresher: refresher(kind, url: url, profile: profile, options: options, executor: executor))
+            refresher: refresher(kind, url: url, profile: profile, options: options, executor: executor, locale: locale))
     }
 
     /// The edge-walk matcher of an engine that has one, for a trip's request keys (merged over the configured ones).
     static func refresher(
-        _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], executor: RouteHTTPExecutor
+        _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], executor: RouteHTTPExecutor, locale: InstructionLocale
     ) -> (@Sendable ([String: JSONValue]) -> MapMatcher)? {
         guard kind.refreshGenerator(baseURL: url, profile: profile) != nil else { return nil }
         return { (keys: [String: JSONValue]) -> MapMatcher in
             let merged = options.merging(keys) { _, trip in trip }
-            return MapMatcher(generator: kind.refreshGenerator(baseURL: url, profile: profile, options: merged)!, executor: executor)
+            return MapMatcher(generator: kind.refreshGenerator(baseURL: url, profile: profile, options: merged, locale: locale)!, executor: executor)
         }
     }
 
-    /// The primary engine and the fallbacks of `routing`, in order.
-    public static func chain(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> [RouteEndpoint] {
+    /// The primary engine and the fallbacks of `routing`, in order, each writing its instructions in `locale`.
+    public static func chain(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor, locale: InstructionLocale = .english) -> [RouteEndpoint] {
         [
             .http(routing.engine, url: routing.url, profile: routing.effectiveProfile, options: routing.options,
-                  maxAttempts: routing.maxAttempts, executor: executor)
+                  maxAttempts: routing.maxAttempts, executor: executor, locale: locale)
         ]
             + routing.fallbacks.map {
-                .http($0.engine, url: $0.url, profile: $0.effectiveProfile, options: $0.options, maxAttempts: $0.maxAttempts, executor: executor)
+                .http($0.engine, url: $0.url, profile: $0.effectiveProfile, options: $0.options, maxAttempts: $0.maxAttempts, executor: executor, locale: locale)
             }
     }
 

@@ -4,6 +4,7 @@ import LocationSources
 import NavigationCore
 import RoadAhead
 import RouteAdapters
+import Guidance
 import TripPlanning
 
 /// Walks the parsed TOML, section by section, collecting every error with its key path.
@@ -19,7 +20,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead", "free_drive"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead", "free_drive", "guidance"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -33,6 +34,7 @@ struct ConfigReader {
         readSpeedAlert(top["speed_alert"], into: &config.speedAlert)
         readRoadAhead(top["road_ahead"], into: &config.roadAhead)
         readFreeDrive(top["free_drive"], into: &config.freeDrive)
+        readGuidance(top["guidance"], into: &config.guidance)
         return config
     }
 
@@ -210,6 +212,20 @@ struct ConfigReader {
         reportUnknown(table, known: ["horizon", "max_objects"], prefix: "road_ahead.")
         number(table, "horizon", section: "road_ahead", range: 0...1_000_000, into: &roadAhead.horizon)
         integer(table, "max_objects", section: "road_ahead", range: 0...100, into: &roadAhead.maxObjects)
+    }
+
+    private mutating func readGuidance(_ value: JSONValue?, into guidance: inout NavdConfig.Guidance) {
+        guard let table = section(value, "guidance") else { return }
+        reportUnknown(table, known: ["language", "units"], prefix: "guidance.")
+        string(table, "language", section: "guidance", into: &guidance.language)
+        if let tag = LanguageTag(guidance.language) {
+            // One spelling for the engines: `de-DE`, not `de_de`.
+            guidance.language = tag.description
+        } else {
+            fail("guidance.language", "'\(guidance.language)' is not a BCP 47 language tag (e.g. \"de-DE\", \"fi\")")
+            guidance.language = NavdConfig.Guidance().language
+        }
+        choice(table, "units", section: "guidance", into: &guidance.units)
     }
 
     private mutating func readFreeDrive(_ value: JSONValue?, into rules: inout FreeDriveRules) {

@@ -3,12 +3,14 @@ import Glibc
 import NavigationCore
 import RoadAhead
 import RouteAdapters
+import Guidance
 import TripPlanning
 
 /// navd's configuration (docs/configuration.md). Every value has a default, so an empty file is valid.
 public struct NavdConfig: Sendable {
     public var gnss = GNSS()
     public var routing = Routing()
+    public var guidance = Guidance()
     public var controller = NavigationControllerConfig()
     public var reroute = Reroute()
     public var socket = Socket()
@@ -203,5 +205,34 @@ public struct NavdConfig: Sendable {
         }
         public var level = "info"
         public var format: Format = .journald
+    }
+}
+
+extension NavdConfig {
+    /// `[guidance]`: the driver's language and units.
+    public struct Guidance: Sendable, Equatable {
+        public enum Units: String, Sendable, CaseIterable {
+            /// The units usual in the language tag's region (miles in the US and the UK).
+            case auto
+            case metric, imperial
+        }
+
+        /// A BCP 47 tag: the engines' instructions and navd's own texts are in this language.
+        public var language = "en-US"
+        public var units = Units.auto
+
+        public init() {}
+
+        /// Miles rather than kilometres, from `units` (and for `auto`, the language tag's region).
+        public var imperial: Bool {
+            switch units {
+            case .metric: false
+            case .imperial: true
+            case .auto: UnitSystem.usual(in: LanguageTag(language)?.region) != .metric
+            }
+        }
+
+        /// What the engines are asked to write instructions in.
+        public var instructionLocale: InstructionLocale { InstructionLocale(language: language, imperial: imperial) }
     }
 }

@@ -68,7 +68,7 @@ public enum NavdDaemon {
             coordinator: TripCoordinator(
                 settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,
                 confirmAgeOnFirstFix: confirmResumeAge),
-            runner: makeRunner(config.routing, executor: executor), location: location, hub: hub, journal: journal,
+            runner: makeRunner(config, executor: executor), location: location, hub: hub, journal: journal,
             notifier: notifier, readiness: readiness, logger: logger, recording: recording, recordFromStart: config.recording.enabled)
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
@@ -98,8 +98,10 @@ public enum NavdDaemon {
         "r" + String(Int64(date.timeIntervalSince1970 * 1000), radix: 36)
     }
 
-    static func makeRunner(_ routing: NavdConfig.Routing, executor: RouteHTTPExecutor) -> RouteCalculationRunner {
-        RouteCalculationRunner(engines: RouteEndpoint.chain(routing, executor: executor), retryDelay: routing.retryDelay)
+    static func makeRunner(_ config: NavdConfig, executor: RouteHTTPExecutor) -> RouteCalculationRunner {
+        RouteCalculationRunner(
+            engines: RouteEndpoint.chain(config.routing, executor: executor, locale: config.guidance.instructionLocale),
+            retryDelay: config.routing.retryDelay)
     }
 }
 
@@ -168,7 +170,7 @@ final class ReloadService: Service, Sendable {
         let text = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
         recording.update(limits: FlightRecorder.Limits(config.recording), configText: text)
         navigation.reload(
-            settings: TripCoordinator.Settings(config: config), runner: NavdDaemon.makeRunner(config.routing, executor: executor), configText: text)
+            settings: TripCoordinator.Settings(config: config), runner: NavdDaemon.makeRunner(config, executor: executor), configText: text)
         if needsRestart.isEmpty {
             logger.notice("reloaded \(configPath)")
         } else {
