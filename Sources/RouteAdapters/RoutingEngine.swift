@@ -32,7 +32,8 @@ public enum RoutingEngine: String, CaseIterable, Sendable {
         case .graphhopper:
             RouteAdapter(
                 requestGenerator: GraphHopperRequestGenerator(
-                    baseURL: baseURL, profile: profile, language: locale.language, voiceUnits: locale.imperial ? "imperial" : "metric", options: options),
+                    baseURL: baseURL, profile: profile, language: locale.graphHopperLocale, voiceUnits: locale.imperial ? "imperial" : "metric",
+                    options: options),
                 responseParser: OSRMResponseParser(polylinePrecision: 6))
         }
     }
@@ -165,4 +166,7 @@ public struct InstructionLocale: Sendable, Equatable {
 
     /// Valhalla's `units`.
     public var valhallaUnits: String { imperial ? "miles" : "kilometers" }
+
+    /// GraphHopper's `locale`, Java's spelling: `de_DE`, `fi`.
+    public var graphHopperLocale: String { language.replacing("-", with: "_") }
 }

@@ -235,6 +235,22 @@ struct RequestGeneratorTests {
         #expect(q["key"] == "secret")
     }
 
+    /// The driver's language and units reach each engine in its own terms (`[guidance]`).
+    @Test func theInstructionLocaleReachesEachEngine() throws {
+        let locale = InstructionLocale(language: "de-DE", imperial: true)
+        let query = RouteQuery(origin: Self.origin, waypoints: [Self.destination])
+        let valhalla = try RoutingEngine.valhalla.adapter(baseURL: "http://127.0.0.1:8002", profile: "auto", locale: locale).requestGenerator.routeRequest(for: query)
+        let body = try JSONParser.parse(try #require(valhalla.body))
+        #expect(body["language"] == "de-DE" && body["units"] == "miles")
+        let graphHopper = try RoutingEngine.graphhopper.adapter(baseURL: "http://127.0.0.1:8989", profile: "car", locale: locale).requestGenerator.routeRequest(for: query)
+        let q = try self.query(graphHopper.url)
+        #expect(q["language"] == "de_DE" && q["voice_units"] == "imperial")
+        let match = try #require(RoutingEngine.valhalla.mapMatchingGenerator(baseURL: "http://127.0.0.1:8002", profile: "auto", locale: locale))
+            .matchRequest(for: [TracePoint(coordinate: Self.origin.coordinate), TracePoint(coordinate: Self.destination.coordinate)])
+        let matchBody = try JSONParser.parse(try #require(match.body))
+        #expect(matchBody["language"] == "de-DE" && matchBody["units"] == "miles")
+    }
+
     /// `avoid` becomes a custom model, which a URL cannot carry: the request is a POST to /navigate with the
     /// model in its body (and the API key still in the query), not a GET that silently drops it.
     @Test func graphHopperCustomModelsGoInAPostBody() throws {
