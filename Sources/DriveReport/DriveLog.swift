@@ -190,6 +190,8 @@ public struct DriveLog: Sendable {
                     timeline.append(Event(at: now, type: "route_alternatives", text: alternatives.summary, location: lastLocation))
                 case .fasterRoute(let faster):
                     timeline.append(Event(at: now, type: "faster_route", text: faster.summary, location: lastLocation))
+                case .announcement(let announcement):
+                    timeline.append(Event(at: now, type: "announcement", text: "navd: \(announcement.text)", location: lastLocation))
                 case .instructionRetracted(let retracted):
                     timeline.append(
                         Event(

@@ -84,6 +84,8 @@ struct LiveView {
             note(clock, alternatives.summary)
         case .fasterRoute(let faster):
             note(clock, faster.summary)
+        case .announcement(let announcement):
+            note(clock, "navd: \(announcement.text)")
         }
     }
 

@@ -138,6 +138,8 @@ struct WatchCommand: AsyncParsableCommand {
             return alternatives.summary
         case .fasterRoute(let faster):
             return faster.summary
+        case .announcement(let announcement):
+            return "navd: \(announcement.text)"
         case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
             guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }

@@ -217,8 +217,9 @@ extension NavdConfig {
             case metric, imperial
         }
 
-        /// A BCP 47 tag: the engines' instructions and navd's own texts are in this language.
-        public var language = "en-US"
+        /// A BCP 47 tag: the engines' instructions and navd's own texts are in this language. English without a
+        /// region by default, so that `auto` units are metric unless the region says miles.
+        public var language = "en"
         public var units = Units.auto
 
         public init() {}

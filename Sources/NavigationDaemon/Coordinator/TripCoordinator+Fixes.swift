@@ -125,8 +125,10 @@ extension TripCoordinator {
             gnssHealth.detail = health.detail
             return
         }
+        let before = gnssHealth.status
         gnssHealth = health
         publish(.gnss(GNSSEvent(status: GNSSEvent.Status(rawValue: health.status.rawValue) ?? .lost, detail: health.detail)))
+        if health.status == .lost { announce(.gnssLost) } else if before == .lost { announce(.gnssBack) }
     }
 
     /// Publishes what changed between `previous` and `next` and stores `next`.
@@ -167,6 +169,7 @@ extension TripCoordinator {
             let waypoint = current.controller.route.waypoints[index]
             let requestedIndex = current.passedBeforeRoute + index - 1
             publish(.waypointReached(WaypointReachedEvent(index: requestedIndex, coordinate: waypoint.coordinate, kind: waypoint.kind)))
+            if waypoint.kind == .break { announce(.waypointReached, ["index": String(requestedIndex + 1)]) }
         }
     }
 

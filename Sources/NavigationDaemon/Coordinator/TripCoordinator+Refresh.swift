@@ -92,6 +92,8 @@ extension TripCoordinator {
                     },
                     incidents: outcome.incidents.map(Self.incidentAhead), expired: false, engine: event.engine)))
         log(.info, "route \(current.routeId) refreshed (session \(calculation.session)): \(Int(before.rounded())) s ahead became \(Int(remaining.rounded())) s")
+        // A delay worth a driver's attention: a minute or more.
+        if remaining - before >= 60 { announce(.trafficAhead, ["duration": said(duration: remaining - before)]) }
         saveJournal(now: now)
     }
 

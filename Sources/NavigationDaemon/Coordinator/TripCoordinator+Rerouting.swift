@@ -16,6 +16,7 @@ extension TripCoordinator {
             if wasOff {
                 lastRerouteDecision = nil
                 publish(.deviation(DeviationEvent(offRoute: false, distance: distance(of: state.deviation))))
+                announce(.backOnRoute)
             }
             return
         }
@@ -35,6 +36,7 @@ extension TripCoordinator {
                         offRoute: true, distance: distance(of: state.deviation), reroute: DeviationEvent.Reroute(rawValue: decisionName),
                         rerouteResumesAt: gate.backoffUntil.map(ISO8601Timestamp.format))))
         }
+        if !wasOff { announce(decision == .request ? .rerouting : .offRoute) }
         switch decision {
         case .request:
             startReroute(from: fix, state: state, now: now)

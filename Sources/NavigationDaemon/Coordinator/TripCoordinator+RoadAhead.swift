@@ -30,8 +30,10 @@ extension TripCoordinator {
                 if let run { ahead = (run.value, run.unit, max(0, run.start - state.distanceAlong)) }
             }
         }
+        let before = speedAlerts.alert
         if speedAlerts.update(SpeedObservation(time: time, speed: speed, limit: limit, ahead: ahead)) {
             publish(.speedAlert(speedAlerts.alert))
+            announceSpeedAlert(speedAlerts.alert, before: before)
         }
         let alert = speedAlerts.alert
         return alert.limit != nil || alert.level != .none || alert.lowerLimitAhead != nil ? alert : nil
@@ -109,5 +111,18 @@ extension TripCoordinator {
         if let session = freeDriveSession { effects.append(.cancelCalculation(session: session)) }
         freeDriveSession = nil
         freeDrive.abandon()
+    }
+}
+
+extension TripCoordinator {
+    /// Says a speed alert when its level rises, and a lower limit when its warning begins.
+    mutating func announceSpeedAlert(_ alert: SpeedAlert, before: SpeedAlert) {
+        if alert.level > before.level, let limit = alert.limit {
+            let text = Self.said(limit: limit, unit: alert.unit)
+            announce(alert.level == .major ? .speedFarOver : .speedOver, ["limit": text], priority: .alert)
+        }
+        if let lower = alert.lowerLimitAhead, before.lowerLimitAhead == nil {
+            announce(.lowerLimitAhead, ["limit": Self.said(limit: lower.limit, unit: lower.unit), "distance": said(distance: lower.distance)], priority: .alert)
+        }
     }
 }

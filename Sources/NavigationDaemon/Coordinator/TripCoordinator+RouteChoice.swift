@@ -67,6 +67,7 @@ extension TripCoordinator {
                             session: calculation.session, status: .offered, saving: Self.tenths(saving), savingFraction: Self.hundredths(fraction),
                             chooseBefore: ISO8601Timestamp.format(offer!.chooseBefore), route: option)))
                 log(.notice, "faster route \(calculation.session): \(Int(saving.rounded())) s faster, offered")
+                announce(.fasterRoute, ["duration": said(duration: saving)])
                 return
             }
             event.applied = true

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Guidance
 import Logging
 import LocationSources
 import NavigationCore
@@ -43,6 +44,8 @@ public struct TripCoordinator: Sendable {
         public var fasterRoute: FasterRouteRules
         /// Seconds a client has to choose among routes offered (`routing.choose_timeout`).
         public var chooseTimeout: Double
+        /// What navd says on its own, in which language and units (`[guidance]`).
+        public var guidance: GuidanceSettings
 
         public init(config: NavdConfig) {
             reroute = config.reroute
@@ -61,6 +64,7 @@ public struct TripCoordinator: Sendable {
             refreshInterval = config.routing.refreshInterval
             fasterRoute = config.routing.fasterRoute
             chooseTimeout = config.routing.chooseTimeout
+            guidance = GuidanceSettings(config: config.guidance)
         }
     }
 

@@ -36,6 +36,8 @@ public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
     case routeAlternatives = "route_alternatives"
     /// A faster way from the vehicle than the route, offered or taken (`routing.faster_route`), and how an offer ended.
     case fasterRoute = "faster_route"
+    /// Something navd itself tells the driver, in the driver's language (off route, rerouting, GNSS lost, ...).
+    case announcement
 
     /// Events that a slow client may miss when a newer one of the same type replaces it.
     public var isReplaceable: Bool { self == .tripState }

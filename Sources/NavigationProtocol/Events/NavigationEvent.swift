@@ -16,6 +16,7 @@ public enum NavigationEvent: Hashable, Sendable {
     case routeRefreshed(RouteRefreshedEvent)
     case routeAlternatives(RouteAlternativesEvent)
     case fasterRoute(FasterRouteEvent)
+    case announcement(AnnouncementEvent)
 
     public var type: EventType {
         switch self {
@@ -32,6 +33,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .routeRefreshed: .routeRefreshed
         case .routeAlternatives: .routeAlternatives
         case .fasterRoute: .fasterRoute
+        case .announcement: .announcement
         }
     }
 
@@ -53,6 +55,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .routeRefreshed(let payload): value = try? encoder.encode(payload)
         case .routeAlternatives(let payload): value = try? encoder.encode(payload)
         case .fasterRoute(let payload): value = try? encoder.encode(payload)
+        case .announcement(let payload): value = try? encoder.encode(payload)
         }
         return value?.objectValue ?? [:]
     }
@@ -75,6 +78,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .routeRefreshed: self = .routeRefreshed(try decoder.decode(RouteRefreshedEvent.self, from: value))
         case .routeAlternatives: self = .routeAlternatives(try decoder.decode(RouteAlternativesEvent.self, from: value))
         case .fasterRoute: self = .fasterRoute(try decoder.decode(FasterRouteEvent.self, from: value))
+        case .announcement: self = .announcement(try decoder.decode(AnnouncementEvent.self, from: value))
         }
     }
 }
@@ -144,6 +148,7 @@ extension NavigationEvent {
         case .routeRefreshed(let payload): return try encoder.encodeMembers(payload)
         case .routeAlternatives(let payload): return try encoder.encodeMembers(payload)
         case .fasterRoute(let payload): return try encoder.encodeMembers(payload)
+        case .announcement(let payload): return try encoder.encodeMembers(payload)
         }
     }
 }

@@ -1,0 +1,41 @@
+import FoundationEssentials
+import Glibc
+import Guidance
+import NavigationCore
+import NavigationProtocol
+
+/// What navd says on its own, in the driver's language and units (`[guidance]`).
+public struct GuidanceSettings: Sendable {
+    public var catalog: GuidanceCatalog
+    public var units: UnitSystem
+
+    public init(config: NavdConfig.Guidance) {
+        let tag = LanguageTag(config.language)
+        catalog = tag.flatMap(ShippedLanguages.catalog(for:)) ?? (try! GuidanceCatalog(json: ShippedLanguages.files["en"]!))
+        switch config.units {
+        case .metric: units = .metric
+        case .imperial: units = tag?.region == "GB" ? .imperialYards : .imperial
+        case .auto: units = UnitSystem.usual(in: tag?.region)
+        }
+    }
+}
+
+extension TripCoordinator {
+    /// Publishes `key`'s text, during a trip only (without one there is nothing to guide).
+    mutating func announce(_ key: MessageKey, _ values: [String: String] = [:], priority: AnnouncementEvent.Priority = .info) {
+        guard trip != nil else { return }
+        let catalog = settings.guidance.catalog
+        publish(.announcement(AnnouncementEvent(key: key.rawValue, text: catalog.text(key, values), language: catalog.language, priority: priority)))
+    }
+
+    /// A distance as the driver's language and units say it.
+    func said(distance metres: Double) -> String { settings.guidance.catalog.distance(metres, units: settings.guidance.units) }
+
+    /// A duration in whole minutes (at least one), as the driver's language says it.
+    func said(duration seconds: Double) -> String {
+        settings.guidance.catalog.quantity(max(1, (seconds / 60).rounded()), decimals: 0, .minutes)
+    }
+
+    /// A posted limit with its unit ("50 km/h").
+    static func said(limit value: Double, unit: String) -> String { "\(CheckedNumber.clampedWhole(value)) \(unit)" }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import LocationSources
+import NavigationCore
+import NavigationDaemon
+import NavigationProtocol
+import Testing
+
+/// What navd says on its own, in the driver's language (`[guidance]`): rerouting when the car leaves the route,
+/// GNSS lost and back, never without a trip. Canned answers; fix times.
+@Suite struct AnnouncementCoordinatorTests {
+    @Test(arguments: [("de-DE", "Neue Route wird berechnet.", "GPS-Signal ist wieder da."), ("fi", "Haetaan uutta reittiä.", "GPS-signaali palasi."),
+                      ("en", "Finding a new route.", "GPS signal is back.")])
+    func navdSpeaksTheDriversLanguage(language: String, rerouting: String, gnssBack: String) throws {
+        var config = NavdConfig()
+        config.guidance.language = language
+        var harness = CoordinatorHarness(config: config)
+        let route = try CoordinatorHarness.route()
+        let fixes = CoordinatorHarness.fixes(along: route)
+        // Without a trip nothing is said.
+        harness.coordinator.handle(.receiverLost(silentFor: 10))
+        _ = harness.feed(fixes[0])
+        #expect(harness.effects.events(.announcement).isEmpty)
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(fixes[1...10])
+        _ = harness.feed(CoordinatorHarness.fixes(along: route, offset: 120)[11...20])
+        let said = harness.effects.events(.announcement)
+        #expect(said.map { $0["key"]?.stringValue } == ["rerouting"], "\(said)")
+        #expect(said.first?["text"]?.stringValue == rerouting && said.first?["language"]?.stringValue == LanguageTagSpelling.language(of: language))
+        // GNSS lost during the trip, then back.
+        harness.coordinator.handle(.receiverLost(silentFor: 10))
+        _ = harness.take()
+        _ = harness.feed(CoordinatorHarness.fixes(along: route, offset: 120)[21])
+        let gnss = harness.effects.events(.announcement).map { $0["text"]?.stringValue }
+        #expect(gnss.suffix(2).last == gnssBack, "\(gnss)")
+        #expect(harness.effects.events(.announcement).contains { $0["key"]?.stringValue == "gnss_lost" })
+    }
+}
+
+/// The language subtag a catalog names itself by.
+enum LanguageTagSpelling {
+    static func language(of tag: String) -> String { String(tag.prefix { $0 != "-" }) }
+}
