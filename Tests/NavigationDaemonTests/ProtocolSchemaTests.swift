@@ -26,4 +26,13 @@ import Testing
         let described = Set(messages.compactMap { $0["properties"]?["type"]?["const"]?.stringValue })
         #expect(described.isSuperset(of: events.union(["hello", "reply", "error", "bye"])))
     }
+
+    /// docs/protocol.md describes every command, event type and error code the code has (an emptied or stale
+    /// page fails here).
+    @Test func theProtocolPageNamesEveryCommandEventAndErrorCode() throws {
+        let page = try String(contentsOf: ConfigTests.repoRoot.appendingPathComponent("docs/protocol.md"), encoding: .utf8)
+        let names = CommandRouter.standard().commandTypes + EventType.allCases.map(\.rawValue) + ProtocolError.Code.allCases.map(\.rawValue)
+        let missing = names.filter { !page.contains("`\($0)`") }
+        #expect(missing.isEmpty, "docs/protocol.md does not name: \(missing)")
+    }
 }
