@@ -18,6 +18,8 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case fasterRoute = "faster_route"
     /// `{duration}`: the time lost.
     case trafficAhead = "traffic_ahead"
+    /// `repeat`: `{distance}` to the next maneuver, `{instruction}` (the engine's, in the same language).
+    case repeatManeuver = "repeat_maneuver"
 
     /// The placeholders every language's text for this key must have, no more and no fewer.
     public var placeholders: Set<String> {
@@ -26,6 +28,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
         case .speedOver, .speedFarOver: ["limit"]
         case .lowerLimitAhead: ["distance", "limit"]
         case .fasterRoute, .trafficAhead: ["duration"]
+        case .repeatManeuver: ["distance", "instruction"]
         default: []
         }
     }

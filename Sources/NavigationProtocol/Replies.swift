@@ -50,6 +50,12 @@ public struct ChooseRouteReply: Codable, Hashable, Sendable {
     }
 }
 
+/// `repeat`: what is said.
+public struct RepeatReply: Codable, Hashable, Sendable {
+    public var text: String
+    public init(text: String) { self.text = text }
+}
+
 /// `cancel`.
 public struct CancelReply: Codable, Hashable, Sendable {
     /// False when there was no trip.

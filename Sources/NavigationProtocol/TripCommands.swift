@@ -78,3 +78,13 @@ public struct ChooseRouteCommand: NavigationCommand, Hashable {
 
     public var fields: [String: JSONValue] { ["index": .number(Double(index))] }
 }
+
+/// `repeat`: say the next maneuver again, at the distance it is now (a steering-wheel button). Published as an
+/// `announcement` (`repeat_maneuver`) for every voice client; the reply carries the text.
+public struct RepeatCommand: NavigationCommand, Hashable {
+    public typealias Result = RepeatReply
+    public static let type = "repeat"
+    public static let requiresControl = true
+    public init() {}
+    public init(fields: CommandFields) throws(ProtocolError) {}
+}

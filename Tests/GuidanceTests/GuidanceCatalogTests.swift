@@ -11,12 +11,18 @@ struct GuidanceCatalogTests {
         #expect(Self.languages == ["de", "en", "es", "fi", "fr", "sv"])
     }
 
+    /// Texts that are rightly the same as English's ("In {distance}: ..." is German as well).
+    static let sameAsEnglish: Set<String> = ["de.repeat_maneuver"]
+
     @Test(arguments: languages)
     func everyLanguageHasEveryTextWithItsPlaceholders(language: String) throws {
         let catalog = try GuidanceCatalog(json: try #require(ShippedLanguages.files[language]))
         #expect(catalog.language == language)
         #expect(catalog.problems.isEmpty, "\(language): \(catalog.problems)")
-        let values = ["index": "2", "limit": "50 km/h", "distance": catalog.distance(300, units: .metric), "duration": catalog.quantity(3, decimals: 0, .minutes)]
+        let values = [
+            "index": "2", "limit": "50 km/h", "distance": catalog.distance(300, units: .metric), "duration": catalog.quantity(3, decimals: 0, .minutes),
+            "instruction": "…",
+        ]
         for key in MessageKey.allCases {
             let text = catalog.text(key, values)
             #expect(!text.contains("{") && !text.contains("}"), "\(language).\(key.rawValue): \(text)")
@@ -25,7 +31,9 @@ struct GuidanceCatalogTests {
         // No English left in another language's texts (a mixed-language prompt is a peer's known defect).
         if language != "en" {
             let english = try GuidanceCatalog(json: ShippedLanguages.files["en"]!)
-            for key in MessageKey.allCases { #expect(catalog.text(key, values) != english.text(key, values), "\(language).\(key.rawValue) is the English text") }
+            for key in MessageKey.allCases where !Self.sameAsEnglish.contains("\(language).\(key.rawValue)") {
+                #expect(catalog.text(key, values) != english.text(key, values), "\(language).\(key.rawValue) is the English text")
+            }
         }
     }
 

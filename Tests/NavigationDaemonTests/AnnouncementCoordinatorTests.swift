@@ -36,6 +36,30 @@ import Testing
     }
 }
 
+extension AnnouncementCoordinatorTests {
+    /// `repeat`: the next maneuver at its distance now, in the driver's language and units, announced; refused
+    /// without a trip.
+    @Test func repeatSaysTheNextManeuverAtItsDistanceNow() throws {
+        var config = NavdConfig()
+        config.guidance.language = "de-DE"
+        var harness = CoordinatorHarness(config: config)
+        #expect(throws: ProtocolError.self) { try harness.coordinator.repeatPrompt() }
+        let route = try CoordinatorHarness.route()
+        let fixes = CoordinatorHarness.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        _ = try harness.navigate(answering: route)
+        _ = harness.feed(fixes[1...3])
+        let state = try #require(harness.effects.events(.tripState).last)
+        let toManeuver = try #require(state["progress"]?["distanceToNextManeuver"]?.doubleValue)
+        let banner = try #require(state["visualInstruction"]?["primary"]?["text"]?.stringValue)
+        let reply = try harness.coordinator.repeatPrompt()
+        let rounded = toManeuver < 95 ? Int((toManeuver / 10).rounded() * 10) : Int((toManeuver / 50).rounded() * 50)
+        #expect(reply.text == "In \(max(10, rounded)) Meter: \(banner)", "\(reply.text); \(toManeuver) m to go")
+        let said = try #require(harness.take().events(.announcement).last)
+        #expect(said["key"]?.stringValue == "repeat_maneuver" && said["text"]?.stringValue == reply.text && said["language"]?.stringValue == "de")
+    }
+}
+
 /// The language subtag a catalog names itself by.
 enum LanguageTagSpelling {
     static func language(of tag: String) -> String { String(tag.prefix { $0 != "-" }) }

@@ -39,3 +39,17 @@ extension TripCoordinator {
     /// A posted limit with its unit ("50 km/h").
     static func said(limit value: Double, unit: String) -> String { "\(CheckedNumber.clampedWhole(value)) \(unit)" }
 }
+
+extension TripCoordinator {
+    /// `repeat`: the next maneuver at its distance now ("In 300 metres: Turn left onto Mikonkatu"), announced.
+    public mutating func repeatPrompt() throws(ProtocolError) -> RepeatReply {
+        guard let current = trip, let state = current.state.navigating else { throw ProtocolError(.noActiveTrip, "no trip is being navigated") }
+        let steps = current.controller.route.steps
+        let next = min(state.stepIndex + 1, steps.count - 1)
+        let instruction = state.visualInstruction?.primary.text ?? steps[next].instruction
+        let text = settings.guidance.catalog.text(
+            .repeatManeuver, ["distance": said(distance: state.progress.distanceToNextManeuver), "instruction": instruction])
+        announce(.repeatManeuver, ["distance": said(distance: state.progress.distanceToNextManeuver), "instruction": instruction])
+        return RepeatReply(text: text)
+    }
+}

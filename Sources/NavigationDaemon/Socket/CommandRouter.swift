@@ -125,6 +125,7 @@ public struct CommandRouter: Sendable {
         router.register(SkipWaypointCommand.self) { _, coordinator, context throws(ProtocolError) in
             try coordinator.editStops(.skipNext, now: context.now)
         }
+        router.register(RepeatCommand.self) { _, coordinator, _ throws(ProtocolError) in try coordinator.repeatPrompt() }
         router.register(ChooseRouteCommand.self) { command, coordinator, context throws(ProtocolError) in
             try coordinator.chooseRoute(command, now: context.now)
         }
