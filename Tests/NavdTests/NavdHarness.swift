@@ -165,7 +165,7 @@ extension NavdInstance {
 
     /// navd's simulated car on Bulevardi at 14 m/s, `timeScale` times real time, routing with `engine` at `url`;
     /// `routing`: more [routing] keys; `recordings`: a directory for the flight recorder (nil: off).
-    static func simulatedDrive(engine: String, url: String, routing: String = "", timeScale: Double = 8, recordings: String?) throws -> NavdInstance {
+    static func simulatedDrive(engine: String, url: String, routing: String = "", timeScale: Double = 16, recordings: String?) throws -> NavdInstance {
         try NavdInstance(
             sections: """
                 [gnss]

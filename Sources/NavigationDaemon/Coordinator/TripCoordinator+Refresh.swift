@@ -91,7 +91,7 @@ extension TripCoordinator {
                         RouteRefreshedEvent.Congestion(from: Self.tenths($0.from), to: Self.tenths($0.to), level: $0.level)
                     },
                     incidents: outcome.incidents.map(Self.incidentAhead), expired: false, engine: event.engine)))
-        log(.info, "route \(current.routeId) refreshed (session \(calculation.session)): \(Int(before.rounded())) s ahead became \(Int(remaining.rounded())) s")
+        log(.info, "route \(current.routeId) refreshed (session \(calculation.session)): \(CheckedNumber.clampedWhole(before)) s ahead became \(CheckedNumber.clampedWhole(remaining)) s")
         // A delay worth a driver's attention: a minute or more.
         if remaining - before >= 60 { announce(.trafficAhead, ["duration": said(duration: remaining - before)]) }
         saveJournal(now: now)
@@ -112,7 +112,7 @@ extension TripCoordinator {
                 RouteRefreshedEvent(
                     session: nil, durationRemaining: Self.tenths(remaining), change: 0, duration: Self.tenths(route.duration), speedLimitsChanged: 0,
                     congestion: [], incidents: [], expired: true, engine: nil)))
-        log(.notice, "route \(current.routeId): traffic \(Int(age)) s old (more than three refresh intervals) dropped")
+        log(.notice, "route \(current.routeId): traffic \(CheckedNumber.clampedWhole(age, rounding: .towardZero)) s old (more than three refresh intervals) dropped")
     }
 
     /// The trip and its state when the vehicle is still on the route `calculation` was about (a refresh, a look

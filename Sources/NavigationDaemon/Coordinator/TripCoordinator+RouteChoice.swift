@@ -55,7 +55,7 @@ extension TripCoordinator {
             let fraction = baseline > 0 ? saving / baseline : 0
             let option = Self.option(routes[chosen], index: 0, against: current.controller.route, remaining: routeLeft, along: state.distanceAlong)
             guard settings.fasterRoute.mode == .switch, let controller = try? NavigationController(route: routes[chosen], config: settings.controller) else {
-                event.reason = "offered: \(Int(saving.rounded())) s faster (routing.faster_route = notify)"
+                event.reason = "offered: \(CheckedNumber.clampedWhole(saving)) s faster (routing.faster_route = notify)"
                 publish(.routeCalculation(event))
                 trip!.faster.offered = indexes[chosen]
                 offer = RouteOffer(
@@ -66,7 +66,7 @@ extension TripCoordinator {
                         FasterRouteEvent(
                             session: calculation.session, status: .offered, saving: Self.tenths(saving), savingFraction: Self.hundredths(fraction),
                             chooseBefore: ISO8601Timestamp.format(offer!.chooseBefore), route: option)))
-                log(.notice, "faster route \(calculation.session): \(Int(saving.rounded())) s faster, offered")
+                log(.notice, "faster route \(calculation.session): \(CheckedNumber.clampedWhole(saving)) s faster, offered")
                 announce(.fasterRoute, ["duration": said(duration: saving)])
                 return
             }
@@ -77,7 +77,7 @@ extension TripCoordinator {
                 .fasterRoute(
                     FasterRouteEvent(
                         session: calculation.session, status: .taken, saving: Self.tenths(saving), savingFraction: Self.hundredths(fraction), route: option)))
-            log(.notice, "faster route \(calculation.session): \(Int(saving.rounded())) s faster, taken")
+            log(.notice, "faster route \(calculation.session): \(CheckedNumber.clampedWhole(saving)) s faster, taken")
             switchToFaster(controller, calculation: calculation, now: now)
         }
     }
@@ -148,7 +148,7 @@ extension TripCoordinator {
     mutating func expireOffer(now: Date) {
         guard let open = offer, now >= open.chooseBefore else { return }
         offer = nil
-        lastOfferEnd = "the time to choose (routing.choose_timeout, \(Int(settings.chooseTimeout)) s) ran out at \(ISO8601Timestamp.format(open.chooseBefore))"
+        lastOfferEnd = "the time to choose (routing.choose_timeout, \(CheckedNumber.clampedWhole(settings.chooseTimeout)) s) ran out at \(ISO8601Timestamp.format(open.chooseBefore))"
         publishOfferEnd(open, status: .expired)
     }
 
