@@ -49,6 +49,9 @@ let package = Package(
                 .embedInCode("Languages/en.json"), .embedInCode("Languages/de.json"), .embedInCode("Languages/fr.json"),
                 .embedInCode("Languages/es.json"), .embedInCode("Languages/fi.json"), .embedInCode("Languages/sv.json"),
             ]),
+        // What a voice client says and when, from navd's events: priorities, retractions, stale prompts, the
+        // voice mode. Pure: events and times in, decisions out; `navctl speak` does the speaking.
+        .target(name: "VoiceGuidance", dependencies: ["NavigationCore", "NavigationProtocol"]),
         // NMEA 0183: sentence framing, checksums, epoch assembly into fixes, sentence writing. Pure.
         .target(name: "NMEA", dependencies: ["NavigationCore"]),
         // libgps (gpsd's client library) and libserialport, as the system provides them.
@@ -109,7 +112,7 @@ let package = Package(
             dependencies: [
                 "NavigationCore", "RouteAdapters", "RouteClient", "TrackFormats", "NMEA", "LocationSources", "NavigationProtocol", "NavdClient",
                 // replay runs the daemon's own loop logic over a recording.
-                "NavigationDaemon", "DriveReport", "SystemSupport",
+                "NavigationDaemon", "DriveReport", "SystemSupport", "VoiceGuidance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -131,6 +134,7 @@ let package = Package(
             dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport"]
         ),
         .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "NavigationCore"]),
+        .testTarget(name: "VoiceGuidanceTests", dependencies: ["VoiceGuidance", "NavigationCore", "NavigationProtocol"]),
         .testTarget(
             name: "TripPlanningTests",
             dependencies: ["TripPlanning", "NavigationCore", "RouteAdapters", "TestSupport"]

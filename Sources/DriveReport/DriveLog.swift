@@ -192,6 +192,8 @@ public struct DriveLog: Sendable {
                     timeline.append(Event(at: now, type: "faster_route", text: faster.summary, location: lastLocation))
                 case .announcement(let announcement):
                     timeline.append(Event(at: now, type: "announcement", text: "navd: \(announcement.text)", location: lastLocation))
+                case .voice(let voice):
+                    timeline.append(Event(at: now, type: "voice", text: voice.summary, location: lastLocation))
                 case .instructionRetracted(let retracted):
                     timeline.append(
                         Event(

@@ -86,6 +86,8 @@ struct LiveView {
             note(clock, faster.summary)
         case .announcement(let announcement):
             note(clock, "navd: \(announcement.text)")
+        case .voice(let voice):
+            note(clock, voice.summary)
         }
     }
 

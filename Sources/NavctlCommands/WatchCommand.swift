@@ -140,6 +140,8 @@ struct WatchCommand: AsyncParsableCommand {
             return faster.summary
         case .announcement(let announcement):
             return "navd: \(announcement.text)"
+        case .voice(let voice):
+            return voice.summary
         case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
             guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }

@@ -110,6 +110,8 @@ public struct Snapshot: Codable, Hashable, Sendable {
     /// The destinations as the client asked for them (origin excluded).
     public var destinations: [LatLon]?
     public var tripState: TripStateRecord?
+    /// The voice mode and the language voice clients speak (as the `voice` event).
+    public var voice: VoiceEvent?
     /// `status` only: whether the asking peer has control rights.
     public var control: Bool?
 
@@ -122,7 +124,7 @@ public struct Snapshot: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case phase, routeId, gnss, calculations, reroute, lastFix, lastFixTime, route, destinations, tripState, control
+        case phase, routeId, gnss, calculations, reroute, lastFix, lastFixTime, route, destinations, tripState, voice, control
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -138,6 +140,7 @@ public struct Snapshot: Codable, Hashable, Sendable {
         try c.encodeIfPresent(route, forKey: .route)
         try c.encodeIfPresent(destinations, forKey: .destinations)
         try c.encodeIfPresent(tripState, forKey: .tripState)
+        try c.encodeIfPresent(voice, forKey: .voice)
         try c.encodeIfPresent(control, forKey: .control)
     }
 }

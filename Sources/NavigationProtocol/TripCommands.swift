@@ -88,3 +88,25 @@ public struct RepeatCommand: NavigationCommand, Hashable {
     public init() {}
     public init(fields: CommandFields) throws(ProtocolError) {}
 }
+
+/// `voice`: set how voice clients speak (`mode`), kept across restarts; without `mode`, only reports it. Every
+/// client gets a `voice` event when it changes.
+public struct VoiceCommand: NavigationCommand, Hashable {
+    public typealias Result = VoiceEvent
+    public static let type = "voice"
+    public static let requiresControl = true
+
+    public var mode: VoiceMode?
+
+    public init(mode: VoiceMode? = nil) { self.mode = mode }
+
+    public init(fields: CommandFields) throws(ProtocolError) {
+        guard let value = fields.optional("mode") else { return }
+        guard case .string(let text) = value, let mode = VoiceMode(rawValue: text) else {
+            throw ProtocolError(.invalidField, "'mode' must be one of \(VoiceMode.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.mode = mode
+    }
+
+    public var fields: [String: JSONValue] { mode.map { ["mode": .string($0.rawValue)] } ?? [:] }
+}

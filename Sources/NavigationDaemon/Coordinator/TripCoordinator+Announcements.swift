@@ -53,3 +53,20 @@ extension TripCoordinator {
         return RepeatReply(text: text)
     }
 }
+
+extension TripCoordinator {
+    /// The voice mode and the language voice clients speak.
+    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: settings.guidance.catalog.language) }
+
+    /// `voice`: sets the mode (published to every client and kept for the next start when it changes), or only
+    /// reports it.
+    public mutating func setVoice(_ command: VoiceCommand) -> VoiceEvent {
+        if let mode = command.mode, mode != voiceMode {
+            voiceMode = mode
+            publish(.voice(voice))
+            effects.append(.saveVoiceMode(mode))
+            log(.notice, "voice mode \(mode.rawValue)")
+        }
+        return voice
+    }
+}

@@ -109,6 +109,7 @@ extension TripCoordinator {
             reroute: .init(
                 policy: settings.reroute.policy.rawValue, accept: settings.reroute.accept.rawValue,
                 resumesAt: gate.backoffUntil.map(ISO8601Timestamp.format)))
+        snapshot.voice = voice
         if let fix = lastFix {
             snapshot.lastFix = TripStateRecord.Point(fix.location)
             snapshot.lastFixTime = ISO8601Timestamp.format(fix.location.timestamp)

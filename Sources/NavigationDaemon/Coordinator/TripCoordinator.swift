@@ -99,6 +99,8 @@ public struct TripCoordinator: Sendable {
         /// The route being navigated changed (nil: none); the simulated receiver follows it.
         case activeRouteChanged(Route?)
         case saveJournal(TripJournalRecord)
+        /// Keep the voice mode for the next start.
+        case saveVoiceMode(VoiceMode)
         case deleteJournal
         case log(Logger.Level, String)
     }
@@ -260,12 +262,18 @@ public struct TripCoordinator: Sendable {
     /// Seconds a reroute answer is expected to take (smoothed from measurements): the request starts from where
     /// the vehicle will be by then.
     public internal(set) var expectedRerouteLatency = 1.5
+    /// What voice clients speak (`voice` command, kept across restarts by the service).
+    public internal(set) var voiceMode: VoiceMode
     var effects: [Effect] = []
 
     /// `idPrefix` makes route ids unique across restarts (the service passes the start time). `resume` is a
     /// journal to pick up; with `confirmAgeOnFirstFix` its age is checked against the first fix's GNSS time.
-    public init(settings: Settings, idPrefix: String, resume: TripJournalRecord? = nil, confirmAgeOnFirstFix: Bool = false) {
+    /// `voiceMode`: as kept from the last run.
+    public init(
+        settings: Settings, idPrefix: String, resume: TripJournalRecord? = nil, confirmAgeOnFirstFix: Bool = false, voiceMode: VoiceMode = .full
+    ) {
         self.settings = settings
+        self.voiceMode = voiceMode
         self.idPrefix = idPrefix
         gate = RerouteGate(settings: settings.reroute)
         speedAlerts = SpeedAlertTracker(rules: settings.speedAlert)
@@ -281,7 +289,9 @@ public struct TripCoordinator: Sendable {
 
     /// New settings (SIGHUP). Controller settings apply from the next route.
     public mutating func update(settings: Settings) {
+        let languageChanged = settings.guidance.catalog.language != self.settings.guidance.catalog.language
         self.settings = settings
+        if languageChanged { publish(.voice(voice)) }
         gate.settings = settings.reroute
         speedAlerts.rules = settings.speedAlert
         freeDrive.rules = settings.freeDrive

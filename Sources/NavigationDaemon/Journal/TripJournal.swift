@@ -47,15 +47,7 @@ public struct TripJournal: Sendable {
         syncDirectory()
     }
 
-    /// fsync of the journal's directory, which makes a rename or an unlink in it durable.
-    func syncDirectory() {
-        let directory = PathText.deletingLastComponent(of: path)
-        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
-        }
-    }
+    func syncDirectory() { DurableFile(path: path).syncDirectory() }
 
     /// The clocks a journal's age can be measured with at start-up.
     public struct Clocks: Sendable {
@@ -153,36 +145,7 @@ public struct TripJournal: Sendable {
         return rename(path, target) == 0 ? .corrupt(reason: reason, movedTo: target) : .corrupt(reason: reason, movedTo: nil)
     }
 
-    private func writeAtomically(_ data: Data) throws {
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw JournalError(operation: "create \(temporary)", errno: errno) }
-        var failure: JournalError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = JournalError(operation: "write \(temporary)", errno: errno)
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = JournalError(operation: "fsync \(temporary)", errno: errno) }
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, path) == 0 else {
-            let error = JournalError(operation: "rename \(temporary) to \(path)", errno: errno)
-            unlink(temporary)
-            throw error
-        }
-        syncDirectory()
-    }
+    private func writeAtomically(_ data: Data) throws { try DurableFile(path: path).write(data) }
 }
 
 public struct JournalError: Error, CustomStringConvertible {

@@ -132,7 +132,7 @@ public struct DaemonReplay {
                     result.replayed.append(text(JournalDecision.save(record).line))
                 case .deleteJournal:
                     result.replayed.append(text(JournalDecision.delete.line))
-                case .startCalculation, .cancelCalculation, .activeRouteChanged, .log:
+                case .startCalculation, .cancelCalculation, .activeRouteChanged, .log, .saveVoiceMode:
                     break
                 }
             }

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import LocationSources
 import NavigationCore
+import NavigationProtocol
 import RouteAdapters
 import RouteClient
 import ServiceLifecycle
@@ -50,6 +51,14 @@ public enum NavdDaemon {
             }
         }
 
+        let voiceModeFile = config.journal.path.isEmpty ? nil : VoiceModeFile(journalPath: config.journal.path, logger: logger)
+        var voiceMode = VoiceMode.full
+        switch voiceModeFile?.load() {
+        case .mode(let kept)?: voiceMode = kept
+        case .unreadable(let reason)?: logger.warning("voice mode file unreadable; speaking in full", metadata: ["reason": "\(reason)"])
+        case .none?, nil: break
+        }
+
         let location = try LocationSourceFactory.make(config.gnss)
         GpsdHotplugMarker.update(
             isSerial: config.gnss.source == .serial, device: config.gnss.serial, environment: ProcessInfo.processInfo.environment, logger: logger)
@@ -67,8 +76,8 @@ public enum NavdDaemon {
         let navigation = NavigationService(
             coordinator: TripCoordinator(
                 settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,
-                confirmAgeOnFirstFix: confirmResumeAge),
-            runner: makeRunner(config, executor: executor), location: location, hub: hub, journal: journal,
+                confirmAgeOnFirstFix: confirmResumeAge, voiceMode: voiceMode),
+            runner: makeRunner(config, executor: executor), location: location, hub: hub, journal: journal, voiceModeFile: voiceModeFile,
             notifier: notifier, readiness: readiness, logger: logger, recording: recording, recordFromStart: config.recording.enabled)
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,

@@ -36,6 +36,7 @@ public final class NavigationService: Service, Sendable {
     private let location: LocationInput
     private let hub: EventHub
     private let journal: JournalWriter?
+    private let voiceModeFile: VoiceModeFile?
     private let notifier: SystemdNotifier
     private let readiness: Readiness
     private let logger: Logger
@@ -47,7 +48,7 @@ public final class NavigationService: Service, Sendable {
 
     public init(
         coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
-        notifier: SystemdNotifier, readiness: Readiness, logger: Logger, recording: RecordingControl? = nil, recordFromStart: Bool = false,
+        voiceModeFile: VoiceModeFile? = nil, notifier: SystemdNotifier, readiness: Readiness, logger: Logger, recording: RecordingControl? = nil, recordFromStart: Bool = false,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.recording = recording
@@ -58,6 +59,7 @@ public final class NavigationService: Service, Sendable {
         self.location = location
         self.hub = hub
         self.journal = journal.map { JournalWriter(journal: $0, logger: logger) }
+        self.voiceModeFile = voiceModeFile
         self.notifier = notifier
         self.readiness = readiness
         self.logger = logger
@@ -204,6 +206,7 @@ public final class NavigationService: Service, Sendable {
         // Shutting down: keep the trip for the next start, stop calculations and the recording.
         for signal in cancels.values { signal.cancel() }
         recording?.stop(reason: "navd stopped")
+        voiceModeFile?.waitUntilWritten()
         guard let journal else { return }
         let record = coordinator.checkpoint(now: now())
         if let record { journal.submit(.save(stamped(record))) }
@@ -285,6 +288,8 @@ public final class NavigationService: Service, Sendable {
             case .deleteJournal:
                 recorder?.recordLine(JournalDecision.delete.line)
                 journal?.submit(.delete)
+            case .saveVoiceMode(let mode):
+                voiceModeFile?.submit(mode)
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")
             }

@@ -126,6 +126,7 @@ public struct CommandRouter: Sendable {
             try coordinator.editStops(.skipNext, now: context.now)
         }
         router.register(RepeatCommand.self) { _, coordinator, _ throws(ProtocolError) in try coordinator.repeatPrompt() }
+        router.register(VoiceCommand.self) { command, coordinator, _ throws(ProtocolError) in coordinator.setVoice(command) }
         router.register(ChooseRouteCommand.self) { command, coordinator, context throws(ProtocolError) in
             try coordinator.chooseRoute(command, now: context.now)
         }

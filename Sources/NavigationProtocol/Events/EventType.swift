@@ -38,6 +38,8 @@ public enum EventType: String, Hashable, Sendable, CaseIterable, Codable {
     case fasterRoute = "faster_route"
     /// Something navd itself tells the driver, in the driver's language (off route, rerouting, GNSS lost, ...).
     case announcement
+    /// How voice clients should speak: the voice mode (`voice` command) and the language.
+    case voice
 
     /// Events that a slow client may miss when a newer one of the same type replaces it.
     public var isReplaceable: Bool { self == .tripState }

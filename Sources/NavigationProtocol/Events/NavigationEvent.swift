@@ -17,6 +17,7 @@ public enum NavigationEvent: Hashable, Sendable {
     case routeAlternatives(RouteAlternativesEvent)
     case fasterRoute(FasterRouteEvent)
     case announcement(AnnouncementEvent)
+    case voice(VoiceEvent)
 
     public var type: EventType {
         switch self {
@@ -34,6 +35,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .routeAlternatives: .routeAlternatives
         case .fasterRoute: .fasterRoute
         case .announcement: .announcement
+        case .voice: .voice
         }
     }
 
@@ -56,6 +58,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .routeAlternatives(let payload): value = try? encoder.encode(payload)
         case .fasterRoute(let payload): value = try? encoder.encode(payload)
         case .announcement(let payload): value = try? encoder.encode(payload)
+        case .voice(let payload): value = try? encoder.encode(payload)
         }
         return value?.objectValue ?? [:]
     }
@@ -79,6 +82,7 @@ public enum NavigationEvent: Hashable, Sendable {
         case .routeAlternatives: self = .routeAlternatives(try decoder.decode(RouteAlternativesEvent.self, from: value))
         case .fasterRoute: self = .fasterRoute(try decoder.decode(FasterRouteEvent.self, from: value))
         case .announcement: self = .announcement(try decoder.decode(AnnouncementEvent.self, from: value))
+        case .voice: self = .voice(try decoder.decode(VoiceEvent.self, from: value))
         }
     }
 }
@@ -149,6 +153,7 @@ extension NavigationEvent {
         case .routeAlternatives(let payload): return try encoder.encodeMembers(payload)
         case .fasterRoute(let payload): return try encoder.encodeMembers(payload)
         case .announcement(let payload): return try encoder.encodeMembers(payload)
+        case .voice(let payload): return try encoder.encodeMembers(payload)
         }
     }
 }
