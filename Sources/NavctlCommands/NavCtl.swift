@@ -8,5 +8,5 @@ public struct NavCtl: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "navctl",
         abstract: "Command-line client and field-testing tools for navd.",
-        subcommands: [StatusSubcommand.self, NavigateSubcommand.self, AddStopSubcommand.self, RemoveStopSubcommand.self, SkipWaypointSubcommand.self, ChooseSubcommand.self, CancelSubcommand.self, WatchCommand.self, RouteCommand.self, SimulateCommand.self, ReplayCommand.self, RecordSubcommand.self, ReportCommand.self, GNSSCommand.self])
+        subcommands: [StatusSubcommand.self, NavigateSubcommand.self, AddStopSubcommand.self, RemoveStopSubcommand.self, SkipWaypointSubcommand.self, ChooseSubcommand.self, CancelSubcommand.self, WatchCommand.self, RouteCommand.self, SimulateCommand.self, ReplayCommand.self, RecordSubcommand.self, ReportCommand.self, GNSSCommand.self, SpeakCommand.self, VoiceSubcommand.self, RepeatSubcommand.self])
 }

@@ -8,10 +8,15 @@ import NavigationProtocol
 public struct GuidanceSettings: Sendable {
     public var catalog: GuidanceCatalog
     public var units: UnitSystem
+    /// The BCP 47 tag of what is said: the configured one ("en-US", which a voice pronounces as American), or the
+    /// catalog's language when navd does not ship the configured one (English).
+    public var language: String
 
     public init(config: NavdConfig.Guidance) {
         let tag = LanguageTag(config.language)
-        catalog = tag.flatMap(ShippedLanguages.catalog(for:)) ?? (try! GuidanceCatalog(json: ShippedLanguages.files["en"]!))
+        let catalog = tag.flatMap(ShippedLanguages.catalog(for:)) ?? (try! GuidanceCatalog(json: ShippedLanguages.files["en"]!))
+        self.catalog = catalog
+        language = tag.map { $0.language == catalog.language ? $0.description : catalog.language } ?? catalog.language
         switch config.units {
         case .metric: units = .metric
         case .imperial: units = tag?.region == "GB" ? .imperialYards : .imperial
@@ -25,7 +30,7 @@ extension TripCoordinator {
     mutating func announce(_ key: MessageKey, _ values: [String: String] = [:], priority: AnnouncementEvent.Priority = .info) {
         guard trip != nil else { return }
         let catalog = settings.guidance.catalog
-        publish(.announcement(AnnouncementEvent(key: key.rawValue, text: catalog.text(key, values), language: catalog.language, priority: priority)))
+        publish(.announcement(AnnouncementEvent(key: key.rawValue, text: catalog.text(key, values), language: settings.guidance.language, priority: priority)))
     }
 
     /// A distance as the driver's language and units say it.
@@ -56,7 +61,7 @@ extension TripCoordinator {
 
 extension TripCoordinator {
     /// The voice mode and the language voice clients speak.
-    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: settings.guidance.catalog.language) }
+    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: settings.guidance.language) }
 
     /// `voice`: sets the mode (published to every client and kept for the next start when it changes), or only
     /// reports it.
