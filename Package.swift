@@ -34,7 +34,7 @@ let package = Package(
         // Pure core: models, geometry, polyline codec. No I/O, no clock reads, no randomness.
         .target(name: "NavigationCore"),
         // Request generators and the OSRM-family response parser. Pure: requests are values, parsing is bytes in, routes out.
-        .target(name: "RouteAdapters", dependencies: ["NavigationCore"]),
+        .target(name: "RouteAdapters", dependencies: ["NavigationCore", "Guidance"]),
         // What lies ahead of the vehicle: speed alerts from the posted limits, and the road objects of the route.
         // Pure: a route and fixes' values in, decisions out; the coordinator publishes them.
         .target(name: "RoadAhead", dependencies: ["NavigationCore"]),

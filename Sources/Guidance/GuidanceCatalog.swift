@@ -16,7 +16,11 @@ public struct GuidanceCatalog: Sendable {
     public let decimalSeparator: String
     public let plural: Plural
     let messages: [String: String]
+    let instructions: [String: String]
     let units: [String: (one: String, other: String)]
+    /// Ordinals: by number ("1": "1re"), by the last two or the last digit ("*11": "{n}th", "*1": "{n}st"), and
+    /// `other` for the rest, each with `{n}` (or the number written out).
+    let ordinals: [String: String]
 
     /// Reads a data file; throws what is wrong with it, naming the key.
     public init(json bytes: [UInt8]) throws(CatalogError) {
@@ -35,6 +39,12 @@ public struct GuidanceCatalog: Sendable {
         var messages: [String: String] = [:]
         for (key, value) in object["messages"]?.objectValue ?? [:] { messages[key] = try string(value, "messages.\(key)") }
         self.messages = messages
+        var instructions: [String: String] = [:]
+        for (key, value) in object["instructions"]?.objectValue ?? [:] { instructions[key] = try string(value, "instructions.\(key)") }
+        self.instructions = instructions
+        var ordinals: [String: String] = [:]
+        for (key, value) in object["ordinals"]?.objectValue ?? [:] { ordinals[key] = try string(value, "ordinals.\(key)") }
+        self.ordinals = ordinals
         var units: [String: (one: String, other: String)] = [:]
         for (key, value) in object["units"]?.objectValue ?? [:] {
             units[key] = (try string(value["one"], "units.\(key).one"), try string(value["other"], "units.\(key).other"))
@@ -46,6 +56,23 @@ public struct GuidanceCatalog: Sendable {
     /// (`{limit}`) rather than vanishing, so a missing value shows in tests.
     public func text(_ key: MessageKey, _ values: [String: String] = [:]) -> String {
         Self.fill(messages[key.rawValue] ?? key.rawValue, values)
+    }
+
+    /// `key`'s text with its placeholders filled, its first letter capitalized (a template may start with a
+    /// placeholder: "{modifier} abbiegen").
+    public func instruction(_ key: InstructionKey, _ values: [String: String] = [:]) -> String {
+        let text = Self.fill(instructions[key.rawValue] ?? key.rawValue, values)
+        guard let first = text.first else { return text }
+        return first.uppercased() + text.dropFirst()
+    }
+
+    /// A word that fills a placeholder (a modifier, a side, a direction), as written in the middle of a sentence.
+    public func word(_ key: InstructionKey) -> String { instructions[key.rawValue] ?? key.rawValue }
+
+    /// `n` as an ordinal ("2nd", "2.", "2e").
+    public func ordinal(_ n: Int) -> String {
+        let template = ordinals[String(n)] ?? ordinals["*\(abs(n) % 100)"] ?? ordinals["*\(abs(n) % 10)"] ?? ordinals["other"] ?? "{n}."
+        return Self.fill(template, ["n": String(n)])
     }
 
     /// `amount` of `unit` as said and written: "300 metres", "0,3 Meilen", "1 mile".
@@ -89,6 +116,18 @@ public struct GuidanceCatalog: Sendable {
             }
         }
         for key in messages.keys where MessageKey(rawValue: key) == nil { problems.append("messages.\(key) is not a key navd uses") }
+        for key in InstructionKey.allCases {
+            guard let text = instructions[key.rawValue] else {
+                problems.append("instructions.\(key.rawValue) is missing")
+                continue
+            }
+            let found = Self.placeholders(in: text)
+            if found != key.placeholders {
+                problems.append("instructions.\(key.rawValue) has placeholders \(found.sorted()), not \(key.placeholders.sorted())")
+            }
+        }
+        for key in instructions.keys where InstructionKey(rawValue: key) == nil { problems.append("instructions.\(key) is not a key navd uses") }
+        if Self.placeholders(in: ordinals["other"] ?? "") != ["n"] { problems.append("ordinals.other must be a text with exactly the placeholder {n}") }
         return problems
     }
 

@@ -7,6 +7,9 @@ public enum ShippedLanguages {
         "es": PackageResources.es_json, "fi": PackageResources.fi_json, "sv": PackageResources.sv_json,
     ]
 
+    /// English, which navd falls back to.
+    public static let english: GuidanceCatalog = try! GuidanceCatalog(json: files["en"]!)
+
     /// The catalog for `tag`'s language, or English when navd has none for it (nil only if a shipped file is broken).
     public static func catalog(for tag: LanguageTag) -> GuidanceCatalog? {
         let bytes = files[tag.language] ?? files["en"]!

@@ -1,3 +1,4 @@
+import Guidance
 import NavigationCore
 
 /// The routing engines navd speaks to, and everything that differs between them: default profile, request
@@ -27,14 +28,17 @@ public enum RoutingEngine: String, CaseIterable, Sendable {
             RouteAdapter(
                 requestGenerator: ValhallaRequestGenerator(
                     baseURL: baseURL, profile: profile, units: locale.valhallaUnits, language: locale.language, options: options),
-                responseParser: OSRMResponseParser(polylinePrecision: 6))
-        case .osrm: .osrm(baseURL: baseURL, profile: profile, options: options)
+                responseParser: OSRMResponseParser(polylinePrecision: 6, locale: locale))
+        case .osrm:
+            RouteAdapter(
+                requestGenerator: OSRMRequestGenerator(baseURL: baseURL, profile: profile, options: options),
+                responseParser: OSRMResponseParser(polylinePrecision: 6, locale: locale))
         case .graphhopper:
             RouteAdapter(
                 requestGenerator: GraphHopperRequestGenerator(
                     baseURL: baseURL, profile: profile, language: locale.graphHopperLocale, voiceUnits: locale.imperial ? "imperial" : "metric",
                     options: options),
-                responseParser: OSRMResponseParser(polylinePrecision: 6))
+                responseParser: OSRMResponseParser(polylinePrecision: 6, locale: locale))
         }
     }
 
@@ -163,6 +167,15 @@ public struct InstructionLocale: Sendable, Equatable {
     }
 
     public static let english = InstructionLocale(language: "en-US", imperial: false)
+
+    /// navd's texts in this language (English when navd does not ship it), for instructions written here.
+    public var catalog: GuidanceCatalog { LanguageTag(language).flatMap(ShippedLanguages.catalog(for:)) ?? ShippedLanguages.english }
+
+    /// How distances are said: British imperial counts yards below a tenth of a mile.
+    public var unitSystem: UnitSystem {
+        guard imperial else { return .metric }
+        return LanguageTag(language)?.region == "GB" ? .imperialYards : .imperial
+    }
 
     /// Valhalla's `units`.
     public var valhallaUnits: String { imperial ? "miles" : "kilometers" }

@@ -61,12 +61,12 @@ struct GuidanceCatalogTests {
     }
 
     static let distances: [Distance] = [
-        Distance(metres: 7, units: .metric, language: "en", said: "10 metres"),
-        Distance(metres: 94, units: .metric, language: "en", said: "90 metres"),
-        Distance(metres: 96, units: .metric, language: "en", said: "100 metres"),
+        Distance(metres: 7, units: .metric, language: "en", said: "10 meters"),
+        Distance(metres: 94, units: .metric, language: "en", said: "90 meters"),
+        Distance(metres: 96, units: .metric, language: "en", said: "100 meters"),
         Distance(metres: 262, units: .metric, language: "de", said: "250 Meter"),
         Distance(metres: 974, units: .metric, language: "fi", said: "950 metriä"),
-        Distance(metres: 980, units: .metric, language: "en", said: "1 kilometre"),
+        Distance(metres: 980, units: .metric, language: "en", said: "1 kilometer"),
         Distance(metres: 1234, units: .metric, language: "de", said: "1,2 Kilometer"),
         Distance(metres: 1500, units: .metric, language: "fr", said: "1,5 kilomètre"),
         Distance(metres: 2500, units: .metric, language: "fr", said: "2,5 kilomètres"),
@@ -80,7 +80,7 @@ struct GuidanceCatalogTests {
         Distance(metres: 16_093.44, units: .imperial, language: "en", said: "10 miles"),
         Distance(metres: 50, units: .imperialYards, language: "en", said: "50 yards"),
         Distance(metres: 402, units: .imperialYards, language: "en", said: "0.2 miles"),
-        Distance(metres: .infinity, units: .metric, language: "en", said: "10 metres"),
+        Distance(metres: .infinity, units: .metric, language: "en", said: "10 meters"),
     ]
 
     @Test(arguments: distances)

@@ -1,4 +1,5 @@
 import Foundation
+import Guidance
 import NavigationCore
 import RouteAdapters
 import Testing
@@ -115,5 +116,60 @@ struct InstructionSynthesisTests {
 
     @Test func ssmlIsEscaped() {
         #expect(PromptPlanner().ssml("Turn onto A & B <\"x\">") == "<speak>Turn onto A &amp; B &lt;&quot;x&quot;&gt;</speak>")
+    }
+
+    static func catalog(_ language: String) throws -> GuidanceCatalog {
+        let tag = try #require(LanguageTag(language))
+        return try #require(ShippedLanguages.catalog(for: tag))
+    }
+
+    /// The same maneuvers in each language navd ships: its own words, its word order, no placeholder left.
+    static let translated: [(language: String, context: Context, expected: String)] = [
+        ("de", Context(type: .turn, modifier: .right, roadName: "Kaivokatu"), "Rechts auf Kaivokatu abbiegen"),
+        ("de", Context(type: .roundabout, roadName: "Bulevardi", roundaboutExit: 2), "In den Kreisverkehr fahren und die 2. Ausfahrt nehmen auf Bulevardi"),
+        ("de", Context(type: .arrive, modifier: .left), "Sie haben Ihr Ziel erreicht, es liegt links"),
+        ("fr", Context(type: .turn, modifier: .slightLeft), "Tournez légèrement à gauche"),
+        ("fr", Context(type: .arrive, legIndex: 0, isFinalLeg: false), "Vous êtes arrivé à votre 1re étape"),
+        ("es", Context(type: .depart, roadName: "Bulevardi", bearingAfter: 50), "Diríjase al noreste por Bulevardi"),
+        ("fi", Context(type: .turn, modifier: .left, roadName: "Mikonkatu"), "Käänny vasemmalle tielle Mikonkatu"),
+        ("sv", Context(type: .offRamp, modifier: .right, destinations: "Åbo", exits: ["12"]), "Ta avfart 12 till höger mot Åbo"),
+        ("sv", Context(type: .rotary, roundaboutExit: 2), "Kör in i cirkulationsplatsen och ta 2:a avfarten"),
+    ]
+
+    @Test(arguments: translated)
+    func writesTheDriversLanguage(language: String, context: Context, expected: String) throws {
+        let catalog = try Self.catalog(language)
+        #expect(InstructionSynthesizer(catalog: catalog).instruction(for: context) == expected)
+    }
+
+    /// Every maneuver of the English table, in every language: filled, not English (a mixed-language prompt is a
+    /// peer's known defect), capitalized.
+    @Test(arguments: ["de", "fr", "es", "fi", "sv"])
+    func noPlaceholderOrEnglishIsLeftInAnotherLanguage(language: String) throws {
+        let catalog = try Self.catalog(language)
+        let synthesizer = InstructionSynthesizer(catalog: catalog)
+        for (context, english) in Self.cases {
+            let text = synthesizer.instruction(for: context)
+            #expect(!text.contains("{") && !text.contains("}"), "\(language): \(text)")
+            #expect(text != english && !text.contains(" onto ") && !text.hasPrefix("Turn ") && !text.hasPrefix("Continue "), "\(language): \(text)")
+            #expect(text.first?.isUppercase == true, "\(language): \(text)")
+        }
+    }
+
+    /// A plain OSRM answer parsed for a German driver: German prompts with metres; for an American one, miles and
+    /// feet in the prompts and no metres.
+    @Test func plainOSRMPromptsSpeakTheDriversLanguageAndUnits() throws {
+        let data = try Fixture.data("helsinki_osrm_plain")
+        let german = try #require(try OSRMResponseParser(locale: InstructionLocale(language: "de-DE", imperial: false)).parseRoutes(from: data).first)
+        #expect(german.steps[0].spokenInstructions.map(\.text) == ["Auf Kaivokatu Richtung Südwesten fahren, dann rechts abbiegen"])
+        #expect(german.steps.last?.instruction == "Sie haben Ihr Ziel erreicht, es liegt rechts")
+
+        let planner = PromptPlanner(catalog: ShippedLanguages.english, units: .imperial)
+        let next = NextManeuver(
+            instruction: "Turn left onto Mikonkatu", type: .turn, modifier: .left, displayName: "Mikonkatu", destinations: nil, exits: [], lanes: [])
+        let prompts = planner.prompts(forStepOfLength: 3000, next: next, departure: nil)
+        #expect(prompts.map(\.0) == ["In 1 mile, turn left onto Mikonkatu", "In 0.3 miles, turn left onto Mikonkatu", "Turn left onto Mikonkatu"])
+        let finnish = PromptPlanner(catalog: try Self.catalog("fi"), units: .metric)
+        #expect(finnish.prompts(forStepOfLength: 700, next: next, departure: nil).first?.0 == "Matkaa 400 metriä: turn left onto Mikonkatu")
     }
 }

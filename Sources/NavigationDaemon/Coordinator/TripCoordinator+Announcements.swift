@@ -13,15 +13,11 @@ public struct GuidanceSettings: Sendable {
     public var language: String
 
     public init(config: NavdConfig.Guidance) {
+        let locale = config.instructionLocale
+        catalog = locale.catalog
+        units = locale.unitSystem
         let tag = LanguageTag(config.language)
-        let catalog = tag.flatMap(ShippedLanguages.catalog(for:)) ?? (try! GuidanceCatalog(json: ShippedLanguages.files["en"]!))
-        self.catalog = catalog
-        language = tag.map { $0.language == catalog.language ? $0.description : catalog.language } ?? catalog.language
-        switch config.units {
-        case .metric: units = .metric
-        case .imperial: units = tag?.region == "GB" ? .imperialYards : .imperial
-        case .auto: units = UnitSystem.usual(in: tag?.region)
-        }
+        language = tag.map { [catalog] in $0.language == catalog.language ? $0.description : catalog.language } ?? catalog.language
     }
 }
 

@@ -1,8 +1,9 @@
+import Guidance
 import NavigationCore
 
-/// Writes English instructions for servers that send none (plain OSRM), in the spirit of
-/// osrm-text-instructions: "Turn left onto Mikonkatu", "Enter the roundabout and take the 2nd exit onto
-/// Bulevardi", "You have arrived at your destination, on the right".
+/// Writes instructions for servers that send none (plain OSRM), in the spirit of osrm-text-instructions, in the
+/// driver's language from navd's language files: "Turn left onto Mikonkatu", "Enter the roundabout and take the
+/// 2nd exit onto Bulevardi", "Rechts auf Kaivokatu abbiegen".
 public struct InstructionSynthesizer: Sendable {
     /// What the synthesizer needs to know about a maneuver.
     public struct ManeuverContext: Sendable {
@@ -44,65 +45,86 @@ public struct InstructionSynthesizer: Sendable {
         }
     }
 
-    public init() {}
+    /// The language the instructions are written in (`[guidance] language`; English by default).
+    public var catalog: GuidanceCatalog
+
+    public init(catalog: GuidanceCatalog = ShippedLanguages.english) {
+        self.catalog = catalog
+    }
 
     /// The instruction for one maneuver, without a trailing period.
     public func instruction(for m: ManeuverContext) -> String {
         let way = wayName(m)
-        let onto = way.map { " onto \($0)" } ?? ""
         let modifier = m.modifier
+        /// `key` with `{way}` when the road has a name, else `plain`.
+        func withWay(_ key: InstructionKey, _ plain: InstructionKey, _ values: [String: String] = [:]) -> String {
+            guard let way else { return catalog.instruction(plain, values) }
+            return catalog.instruction(key, values.merging(["way": way]) { $1 })
+        }
+        /// `instruction` extended by "onto {way}" when the road has a name.
+        func onto(_ instruction: String) -> String {
+            way.map { catalog.instruction(.onto, ["instruction": instruction, "way": $0]) } ?? instruction
+        }
         switch m.type {
         case .depart:
-            let heading = m.bearingAfter.map { " \(compassDirection($0))" } ?? ""
-            return "Head\(heading)" + (way.map { " on \($0)" } ?? "")
+            let direction = catalog.word(compassDirection(m.bearingAfter ?? 0))
+            return withWay(.departOn, .depart, ["direction": direction])
         case .arrive:
-            let which = m.isFinalLeg ? "your destination" : "your \(ordinal(m.legIndex + 1)) destination"
-            return "You have arrived at \(which)" + arrivalSide(modifier)
+            let arrival = m.isFinalLeg ? catalog.instruction(.arrive) : catalog.instruction(.arriveStop, ["ordinal": catalog.ordinal(m.legIndex + 1)])
+            switch modifier?.side {
+            case .sideLeft?: return catalog.instruction(.arriveLeft, ["arrival": arrival])
+            case .sideRight?: return catalog.instruction(.arriveRight, ["arrival": arrival])
+            default: return modifier == .straight ? catalog.instruction(.arriveStraight, ["arrival": arrival]) : arrival
+            }
         case .turn:
             switch modifier {
-            case .straight?: return "Go straight" + onto
-            case .uTurn?: return "Make a U-turn" + onto
-            case let modifier?: return "Turn \(modifier.spokenName)" + onto
-            case nil: return "Turn" + onto
+            case .straight?: return withWay(.goStraightOnto, .goStraight)
+            case .uTurn?: return withWay(.uTurnOnto, .uTurn)
+            case let modifier?: return withWay(.turnOnto, .turn, ["modifier": modifierWord(modifier)])
+            case nil: return withWay(.turnOnto, .turn, ["modifier": ""]).replacing("  ", with: " ")
             }
-        case .newName:
+        case .newName, .continue, .notification, .useLane, .other:
             switch modifier {
-            case .uTurn?: return "Make a U-turn" + onto
-            case nil, .straight?: return way.map { "Continue onto \($0)" } ?? "Continue straight"
-            case let modifier?: return "Continue \(modifier.spokenName)" + onto
-            }
-        case .continue, .notification, .useLane, .other:
-            switch modifier {
-            case .uTurn?: return "Make a U-turn" + onto
-            case nil, .straight?: return way.map { "Continue on \($0)" } ?? "Continue straight"
-            case let modifier?: return "Continue \(modifier.spokenName)" + onto
+            case .uTurn?: return withWay(.uTurnOnto, .uTurn)
+            case nil, .straight?: return withWay(m.type == .newName ? .continueOnto : .continueOn, .continueStraight)
+            case let modifier?: return withWay(.continueModifierOnto, .continueModifier, ["modifier": modifierWord(modifier)])
             }
         case .merge:
-            return "Merge" + (modifier.flatMap(\.side).map { " \($0)" } ?? "") + onto
+            return onto(modifier?.side.map { catalog.instruction(.mergeSide, ["side": catalog.word($0)]) } ?? catalog.instruction(.merge))
         case .onRamp:
-            return "Take the ramp" + (modifier.flatMap(\.side).map { " on the \($0)" } ?? "") + onto
+            return onto(modifier?.side.map { catalog.instruction(.rampSide, ["side": catalog.word($0)]) } ?? catalog.instruction(.ramp))
         case .offRamp:
-            let side = modifier.flatMap(\.side).map { " on the \($0)" } ?? ""
-            let start = m.exits.isEmpty ? "Take the ramp\(side)" : "Take exit \(m.exits.joined(separator: "/"))\(side)"
-            if let destinations = m.destinations, !destinations.isEmpty { return start + " toward \(destinations)" }
-            return start + onto
+            let side = modifier?.side.map(catalog.word)
+            let exits = m.exits.joined(separator: "/")
+            let start: String
+            switch (m.exits.isEmpty, side) {
+            case (true, nil): start = catalog.instruction(.ramp)
+            case (true, let side?): start = catalog.instruction(.rampSide, ["side": side])
+            case (false, nil): start = catalog.instruction(.exit, ["exit": exits])
+            case (false, let side?): start = catalog.instruction(.exitSide, ["exit": exits, "side": side])
+            }
+            if let destinations = m.destinations, !destinations.isEmpty {
+                return catalog.instruction(.toward, ["instruction": start, "destinations": destinations])
+            }
+            return onto(start)
         case .fork:
-            let side = modifier.flatMap(\.side) ?? "straight"
-            return "Keep \(side) at the fork" + onto
+            return onto(modifier?.side.map { catalog.instruction(.fork, ["side": catalog.word($0)]) } ?? catalog.instruction(.forkStraight))
         case .endOfRoad:
-            let side = modifier.flatMap(\.side).map { " \($0)" } ?? ""
-            return "Turn\(side) at the end of the road" + onto
+            return onto(modifier?.side.map { catalog.instruction(.endOfRoadSide, ["side": catalog.word($0)]) } ?? catalog.instruction(.endOfRoad))
         case .roundabout, .rotary:
-            let place = m.rotaryName.map { "Enter \($0)" } ?? "Enter the \(m.type == .rotary ? "rotary" : "roundabout")"
-            if let exit = m.roundaboutExit, exit > 0 { return "\(place) and take the \(ordinal(exit)) exit" + onto }
-            return place + onto
+            let entry = m.rotaryName.map { catalog.instruction(.rotaryNamed, ["name": $0]) }
+                ?? catalog.instruction(m.type == .rotary ? .rotary : .roundabout)
+            if let exit = m.roundaboutExit, exit > 0 {
+                return onto(catalog.instruction(.roundaboutExit, ["entry": entry, "ordinal": catalog.ordinal(exit)]))
+            }
+            return onto(entry)
         case .roundaboutTurn:
             switch modifier {
-            case nil, .straight?: return "At the roundabout, continue straight" + onto
-            case let modifier?: return "At the roundabout, turn \(modifier.spokenName)" + onto
+            case nil, .straight?: return onto(catalog.instruction(.roundaboutStraight))
+            case let modifier?: return onto(catalog.instruction(.roundaboutTurn, ["modifier": modifierWord(modifier)]))
             }
         case .exitRoundabout, .exitRotary:
-            return "Exit the \(m.type == .exitRotary ? "rotary" : "roundabout")" + onto
+            return onto(catalog.instruction(m.type == .exitRotary ? .exitRotary : .exitRoundabout))
         }
     }
 
@@ -118,49 +140,37 @@ public struct InstructionSynthesizer: Sendable {
         }
     }
 
-    func arrivalSide(_ modifier: ManeuverModifier?) -> String {
-        switch modifier {
-        case .left?, .slightLeft?, .sharpLeft?: ", on the left"
-        case .right?, .slightRight?, .sharpRight?: ", on the right"
-        case .straight?: ", straight ahead"
-        default: ""
-        }
-    }
-
     /// One of the eight compass directions for a bearing in degrees.
-    public func compassDirection(_ bearing: Double) -> String {
-        let names = ["north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest"]
-        let index = Int((Geodesy.normalizedDegrees(bearing) + 22.5) / 45) % 8
-        return names[index]
+    func compassDirection(_ bearing: Double) -> InstructionKey {
+        let names: [InstructionKey] = [.north, .northeast, .east, .southeast, .south, .southwest, .west, .northwest]
+        return names[Int((Geodesy.normalizedDegrees(bearing) + 22.5) / 45) % 8]
     }
 
-    /// "1st", "2nd", "3rd", "4th", ..., "11th", "12th", "13th", "21st", ...
-    public func ordinal(_ n: Int) -> String {
-        let lastTwo = n % 100
-        if (11...13).contains(lastTwo) { return "\(n)th" }
-        switch n % 10 {
-        case 1: return "\(n)st"
-        case 2: return "\(n)nd"
-        case 3: return "\(n)rd"
-        default: return "\(n)th"
+    /// `n` as an ordinal in the catalog's language ("2nd", "2.").
+    public func ordinal(_ n: Int) -> String { catalog.ordinal(n) }
+}
+
+extension InstructionSynthesizer {
+    /// A turning modifier as a word of the catalog's language; one navd does not know, as the server named it.
+    func modifierWord(_ modifier: ManeuverModifier) -> String {
+        switch modifier {
+        case .left: catalog.word(.left)
+        case .right: catalog.word(.right)
+        case .slightLeft: catalog.word(.slightLeft)
+        case .slightRight: catalog.word(.slightRight)
+        case .sharpLeft: catalog.word(.sharpLeft)
+        case .sharpRight: catalog.word(.sharpRight)
+        case .straight, .uTurn, .other: modifier.name
         }
     }
 }
 
 extension ManeuverModifier {
-    /// The modifier as words: "sharp left", "slight right", "straight".
-    var spokenName: String {
+    /// The side of any leftish or rightish modifier.
+    var side: InstructionKey? {
         switch self {
-        case .uTurn: "around"
-        default: name
-        }
-    }
-
-    /// "left" or "right" for any leftish or rightish modifier.
-    var side: String? {
-        switch self {
-        case .left, .slightLeft, .sharpLeft: "left"
-        case .right, .slightRight, .sharpRight: "right"
+        case .left, .slightLeft, .sharpLeft: .sideLeft
+        case .right, .slightRight, .sharpRight: .sideRight
         default: nil
         }
     }

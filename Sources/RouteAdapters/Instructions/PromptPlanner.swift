@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Guidance
 import NavigationCore
 
 /// Plans banners and voice prompts for routes whose server sent none, so that navigation over plain OSRM
@@ -14,18 +15,23 @@ import NavigationCore
 /// - the first step of each leg also announces its own departure at its start (merged with the first
 ///   maneuver prompt when the two would be less than ``mergeDistance`` apart).
 public struct PromptPlanner: Sendable {
-    /// (trigger distance before the maneuver in metres, minimum step length in metres, spoken distance).
-    public var advanceNotices: [(trigger: Double, minimumStepLength: Double, phrase: String)] = [
-        (1000, 1500, "In 1 kilometer"),
-        (400, 600, "In 400 meters"),
-    ]
+    /// The language of the prompts, and how their distances are said.
+    public var catalog: GuidanceCatalog
+    public var units: UnitSystem
+    /// (trigger distance before the maneuver in metres, minimum step length in metres): round distances in the
+    /// driver's units (1 km and 400 m; 1 mi and 0.3 mi).
+    public var advanceNotices: [(trigger: Double, minimumStepLength: Double)]
     /// Distance before the maneuver of the last prompt, metres.
     public var finalPromptDistance: Double = 80
     /// A departure prompt and the first maneuver prompt closer than this, metres, are spoken as one sentence
     /// ("Head west on Kaivokatu, then turn right"): about 3 s at 50 km/h, too little time for two prompts.
     public var mergeDistance: Double = 40
 
-    public init() {}
+    public init(catalog: GuidanceCatalog = ShippedLanguages.english, units: UnitSystem = .metric) {
+        self.catalog = catalog
+        self.units = units
+        advanceNotices = units == .metric ? [(1000, 1500), (400, 600)] : [(1609.344, 2400), (482.8032, 700)]
+    }
 
     /// The banner for the maneuver that ends a step.
     public func banner(
@@ -50,12 +56,14 @@ public struct PromptPlanner: Sendable {
         let finalTrigger = min(length, finalPromptDistance)
         if let departure {
             if length - finalTrigger < mergeDistance {
-                return [("\(Self.clause(departure)), then \(lowercasingFirst(next.instruction))", length)]
+                return [(catalog.instruction(.promptThen, ["first": Self.clause(departure), "second": lowercasingFirst(next.instruction)]), length)]
             }
             prompts.append((departure, length))
         }
         for notice in advanceNotices where length >= notice.minimumStepLength {
-            prompts.append(("\(notice.phrase), \(lowercasingFirst(next.instruction))", notice.trigger))
+            let ahead = catalog.instruction(
+                .promptAhead, ["distance": catalog.distance(notice.trigger, units: units), "instruction": lowercasingFirst(next.instruction)])
+            prompts.append((ahead, notice.trigger))
         }
         prompts.append((next.instruction, finalTrigger))
         return prompts

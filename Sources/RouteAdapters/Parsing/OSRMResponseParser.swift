@@ -17,12 +17,15 @@ public struct OSRMResponseParser: RouteResponseParser {
     public var polylinePrecision: Int
     /// Answers larger than this are refused, bytes.
     public var maximumResponseSize: Int
-    public var synthesizer = InstructionSynthesizer()
-    public var promptPlanner = PromptPlanner()
+    public var synthesizer: InstructionSynthesizer
+    public var promptPlanner: PromptPlanner
 
-    public init(polylinePrecision: Int = 6, maximumResponseSize: Int = 64 << 20) {
+    /// `locale`: the language and units of the instructions written here for a server that sends none.
+    public init(polylinePrecision: Int = 6, maximumResponseSize: Int = 64 << 20, locale: InstructionLocale = .english) {
         self.polylinePrecision = polylinePrecision
         self.maximumResponseSize = maximumResponseSize
+        synthesizer = InstructionSynthesizer(catalog: locale.catalog)
+        promptPlanner = PromptPlanner(catalog: locale.catalog, units: locale.unitSystem)
     }
 
     public func parseRoutes(from data: Data) throws -> [Route] {
