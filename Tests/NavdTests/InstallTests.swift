@@ -13,7 +13,8 @@ struct InstallTests {
         let install = try ExternalProcess("/bin/bash", [script, "--no-build"], environment: ["DESTDIR": stage, "NAVD_BIN_DIR": binaries])
         #expect(install.waitForExit(timeout: 60) == 0, "install failed:\n\(install.output)")
         for path in [
-            "/usr/local/bin/navd", "/usr/local/bin/navctl", "/etc/systemd/system/navd.service", "/etc/udev/rules.d/60-navd-gnss.rules",
+            "/usr/local/bin/navd", "/usr/local/bin/navctl", "/etc/systemd/system/navd.service", "/etc/systemd/system/navd-speak.service",
+            "/etc/udev/rules.d/60-navd-gnss.rules",
             "/etc/navd/navd.toml", "/usr/local/share/doc/navd/protocol.md", "/usr/local/share/man/man8/navd.8",
             "/usr/local/share/man/man1/navctl.1", "/usr/local/share/man/man5/navd.toml.5",
         ] {
@@ -36,6 +37,15 @@ struct InstallTests {
                      "RestrictAddressFamilies=", "DevicePolicy=closed"] {
             #expect(unit.contains(line), "unit lacks \(line)")
         }
+        // The voice client's unit, verified the same way (its Documentation= is navctl(1)).
+        let speakUnit = try String(contentsOfFile: stage + "/etc/systemd/system/navd-speak.service", encoding: .utf8)
+        let speakPath = stage + "/navd-speak.service"
+        try speakUnit.replacingOccurrences(of: "/usr/local/bin/navctl", with: stage + "/usr/local/bin/navctl").write(
+            toFile: speakPath, atomically: true, encoding: .utf8)
+        let verifySpeak = try ExternalProcess("systemd-analyze", ["verify", speakPath], environment: ["MANPATH": stage + "/usr/local/share/man"])
+        #expect(verifySpeak.waitForExit(timeout: 30) == 0, "systemd-analyze verify navd-speak:\n\(verifySpeak.output)")
+        #expect(!verifySpeak.output.contains("Unknown"), "systemd-analyze warnings:\n\(verifySpeak.output)")
+        #expect(speakUnit.contains("navctl speak --socket /run/navd/navd.sock") && speakUnit.contains("SupplementaryGroups=audio"))
         let rules = try String(contentsOfFile: stage + "/etc/udev/rules.d/60-navd-gnss.rules", encoding: .utf8)
         let ruleLines = rules.split(separator: "\n").filter { $0.hasPrefix("ATTRS{idVendor}") }
         #expect(ruleLines.count >= 10)

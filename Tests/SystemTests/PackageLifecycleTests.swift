@@ -26,7 +26,8 @@ struct PackageLifecycleTests {
         #expect(try system.run("getent group navd-control").succeeded)
         #expect(try system.must("grep '^control_groups' /etc/navd/navd.toml").contains(#"["navd-control"]"#))
         for path in [
-            "/usr/bin/navd", "/usr/bin/navctl", "/lib/systemd/system/navd.service", "/lib/udev/rules.d/60-navd-gnss.rules",
+            "/usr/bin/navd", "/usr/bin/navctl", "/lib/systemd/system/navd.service", "/lib/systemd/system/navd-speak.service",
+            "/lib/udev/rules.d/60-navd-gnss.rules",
             "/etc/navd/navd.toml", "/usr/share/man/man8/navd.8.gz", "/usr/share/man/man1/navctl.1.gz", "/usr/share/man/man5/navd.toml.5.gz",
             "/usr/share/bash-completion/completions/navctl", "/usr/share/zsh/vendor-completions/_navctl",
             "/usr/share/fish/vendor_completions.d/navctl.fish",
@@ -48,6 +49,8 @@ struct PackageLifecycleTests {
         #expect(try system.must("navd check-config /etc/navd/navd.toml; echo status=$?").contains("status=0"))
         // Nothing is enabled or started that the administrator did not ask for.
         #expect(try system.run("systemctl is-enabled navd.service").trimmed == "disabled")
+        #expect(try system.run("systemctl is-enabled navd-speak.service").trimmed == "disabled")
+        #expect(try system.must("systemctl show -p ExecStart --value navd-speak.service").contains("path=/usr/bin/navctl"))
         #expect(try system.property("ActiveState") == "inactive")
         #expect(try system.must("systemctl show -p ExecStart --value navd.service").contains("path=/usr/bin/navd"))
 
