@@ -75,7 +75,7 @@ let package = Package(
         // The drive report: a recording's text in, one self-contained HTML page out. Pure.
         .target(name: "DriveReport", dependencies: ["NavigationCore", "NavigationProtocol"]),
         // The socket protocol's messages: commands decoded from JSON lines, events and replies encoded. Pure.
-        .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters"]),
+        .target(name: "NavigationProtocol", dependencies: ["NavigationCore", "RouteAdapters", "Guidance"]),
         // A client of navd's socket: connect, hello, typed commands and replies, events as an AsyncSequence, reconnect.
         .target(name: "NavdClient", dependencies: ["NavigationCore", "NavigationProtocol", "SystemSupport"]),
         // Threads, a condition lock and standard streams for the edges: what navd used Foundation for (Thread,

@@ -46,6 +46,20 @@ public struct DistanceFormatter: Sendable, Equatable {
         }
     }
 
+    /// `metres` rounded and abbreviated for a screen: "250 m", "1.2 km", "500 ft", "50 yd", "0.3 mi".
+    public func abbreviated(_ metres: Double) -> String {
+        let rounded = rounded(metres)
+        let symbols = ["metres": "m", "kilometres": "km", "feet": "ft", "yards": "yd", "miles": "mi"]
+        return "\(Self.number(rounded, decimalSeparator: ".")) \(symbols[rounded.unit] ?? rounded.unit)"
+    }
+
+    /// A speed in metres per second as a screen shows it in this unit system: "50 km/h", "31 mph".
+    public func speed(_ metresPerSecond: Double) -> String {
+        units == .metric
+            ? "\(CheckedNumber.clampedWhole(metresPerSecond * 3.6)) km/h"
+            : "\(CheckedNumber.clampedWhole(metresPerSecond * 3600 / Self.metresPerMile)) mph"
+    }
+
     /// The amount as written, with `separator` between whole and tenths ("0,3" in German); whole amounts without.
     public static func number(_ rounded: Rounded, decimalSeparator separator: String) -> String {
         let tenths = CheckedNumber.clampedWhole(rounded.amount * 10)

@@ -1,7 +1,7 @@
 import NavigationCore
 
 /// How distances are said and shown: metres and kilometres, or feet, yards and miles.
-public enum UnitSystem: String, Sendable, CaseIterable, Equatable {
+public enum UnitSystem: String, Sendable, CaseIterable, Equatable, Codable {
     case metric
     /// Miles; feet below a tenth of a mile (the United States).
     case imperial

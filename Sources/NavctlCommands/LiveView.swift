@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Guidance
 import NavigationCore
 import NavigationProtocol
 
@@ -22,6 +23,8 @@ struct LiveView {
     var offRoute: String?
     var arrived: String?
     var closed: String?
+    /// The driver's units (`state.voice.units` of hello, `voice` events): distances and speeds are shown in them.
+    var units = DistanceFormatter(units: .metric)
     /// The newest events, oldest first.
     var recent: [String] = []
     let recentLimit = 6
@@ -34,6 +37,7 @@ struct LiveView {
         gnssStatus = hello.state.gnss.status.rawValue
         gnssDetail = hello.state.gnss.detail
         state = hello.state.tripState
+        if let voice = hello.state.voice { units = DistanceFormatter(units: voice.units) }
     }
 
     mutating func apply(_ message: EventMessage, clock: String) {
@@ -49,7 +53,7 @@ struct LiveView {
             if route.reason == .reroute { reroutes += 1 }
             offRoute = nil
             arrived = nil
-            note(clock, "route \(routeId ?? "?") (\(route.reason.rawValue)): \(HumanReadable.distance(route.distance))")
+            note(clock, "route \(routeId ?? "?") (\(route.reason.rawValue)): \(units.abbreviated(route.distance))")
         case .instruction(let instruction):
             if let spoken = instruction.spoken { note(clock, "voice: \(spoken.text)") }
         case .instructionRetracted(let retracted):
@@ -70,7 +74,7 @@ struct LiveView {
         case .waypointReached(let waypoint):
             note(clock, "reached stop \(waypoint.index + 1)")
         case .arrived(let event):
-            arrived = "ARRIVED after \(HumanReadable.distance(event.distanceTravelled)) in \(HumanReadable.duration(event.duration))"
+            arrived = "ARRIVED after \(units.abbreviated(event.distanceTravelled)) in \(HumanReadable.duration(event.duration))"
             note(clock, arrived!)
         case .gnss(let gnss):
             gnssStatus = gnss.status.rawValue
@@ -87,6 +91,7 @@ struct LiveView {
         case .announcement(let announcement):
             note(clock, "navd: \(announcement.text)")
         case .voice(let voice):
+            units = DistanceFormatter(units: voice.units)
             note(clock, voice.summary)
         }
     }
@@ -116,27 +121,27 @@ struct LiveView {
             // A trip that starts off the road network: where the route is, not a maneuver for a road out of reach.
             let road = approach.roadName.map { "head to \($0)" } ?? "head to the route"
             lines.append("  ⇢  \(road)")
-            lines.append("     \(HumanReadable.distance(approach.distance)) \(Self.compassPoint(approach.bearing))")
+            lines.append("     \(units.abbreviated(approach.distance)) \(Self.compassPoint(approach.bearing))")
             lines.append("     the route starts where the car can join it")
         } else if navigating, let state {
             let primary = state.visualInstruction?.primary
             let arrow = Self.arrow(type: primary?.maneuverType?.name, modifier: primary?.maneuverModifier?.name)
             let toManeuver = state.progress?.distanceToNextManeuver
-            lines.append("  \(arrow)  in \(toManeuver.map(HumanReadable.distance) ?? "?")" + (state.predicted == true ? "  (predicted: no GNSS)" : ""))
+            lines.append("  \(arrow)  in \(toManeuver.map(units.abbreviated) ?? "?")" + (state.predicted == true ? "  (predicted: no GNSS)" : ""))
             lines.append("     \(primary?.text ?? state.roadName ?? "")")
             if let lanes = Self.lanes(state.visualInstruction) { lines.append("     lanes \(lanes)") }
             lines.append("     on \(state.roadName ?? "an unnamed road")")
-            if let next = state.roadAhead?.first { lines.append("     ahead: \(Self.describe(next))") }
+            if let next = state.roadAhead?.first { lines.append("     ahead: \(Self.describe(next, units: units))") }
         } else if arrived == nil, phase != "calculating", let state, state.state == "idle", let freeDrive = state.freeDrive {
             // No trip: what free drive knows of the road the car is on.
-            lines += Self.freeDriveLines(state, freeDrive)
+            lines += freeDriveLines(state, freeDrive)
         } else {
             lines += ["", "  no trip" + (phase == "calculating" ? " (calculating a route)" : ""), ""]
         }
         lines.append(rule)
         let freeDriving = arrived == nil && !navigating && state?.freeDrive?.status == "matched"
         if freeDriving, let state {
-            lines += ["", "", Self.speedLine(state)]
+            lines += ["", "", speedLine(state)]
         } else if arrived == nil, navigating, let state {
             let left = state.progress?.distanceRemaining ?? 0
             // navd's arrival at the driver's pace; the engine's remaining duration from a navd without it.
@@ -151,9 +156,9 @@ struct LiveView {
                 eta += " · next stop " + Self.clockTime(at)
             }
             let total = max(routeDistance ?? left, left, 1)
-            lines.append("  \(HumanReadable.distance(left)) left · \(HumanReadable.duration(seconds))\(eta)")
+            lines.append("  \(units.abbreviated(left)) left · \(HumanReadable.duration(seconds))\(eta)")
             lines.append("  " + Self.bar(done: 1 - left / total, width: min(50, width - 10)))
-            lines.append(Self.speedLine(state))
+            lines.append(speedLine(state))
         } else {
             lines += ["", "", ""]
         }
@@ -169,16 +174,16 @@ struct LiveView {
     }
 
     /// The speed with the limit, the speed alert and the slow-down warning, as a trip or free drive knows them.
-    static func speedLine(_ state: TripStateRecord) -> String {
+    func speedLine(_ state: TripStateRecord) -> String {
         var speed = "  speed –"
-        if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(CheckedNumber.clampedWhole(metres * 3.6)) km/h" }
+        if let metres = state.rawLocation?.speed ?? state.snappedLocation?.speed { speed = "  speed \(units.speed(metres))" }
         if let alert = state.speedAlert, alert.level != .none || alert.lowerLimitAhead != nil {
             // The alert speaks in the limit's unit (mph where the road is posted in mph).
             if let value = alert.speed { speed = "  speed \(CheckedNumber.clampedWhole(value)) \(alert.unit)" }
             if let limit = alert.limit { speed += " · limit \(CheckedNumber.clampedWhole(limit, rounding: .towardZero)) \(alert.unit)" }
             if alert.level != .none { speed += alert.level == .major ? " · OVER THE LIMIT" : " · over the limit" }
             if let ahead = alert.lowerLimitAhead {
-                speed += " · slow down: \(CheckedNumber.clampedWhole(ahead.limit)) \(ahead.unit) in \(HumanReadable.distance(ahead.distance))"
+                speed += " · slow down: \(CheckedNumber.clampedWhole(ahead.limit)) \(ahead.unit) in \(units.abbreviated(ahead.distance))"
             }
         } else if let limit = state.speedLimit {
             speed += " · limit \(CheckedNumber.clampedWhole(limit.value, rounding: .towardZero)) \(limit.unit)"
@@ -188,12 +193,12 @@ struct LiveView {
 
     /// Three lines for a state without a trip: the road free drive matched and the stretch the car is in, or
     /// that it is still finding the road, or why it cannot (no engine).
-    static func freeDriveLines(_ state: TripStateRecord, _ freeDrive: TripStateRecord.FreeDrive) -> [String] {
+    func freeDriveLines(_ state: TripStateRecord, _ freeDrive: TripStateRecord.FreeDrive) -> [String] {
         switch freeDrive.status {
         case "matched":
             return [
                 "  ⌁  free drive (no trip)", "     on \(state.roadName ?? "an unnamed road")",
-                state.roadAhead?.first.map { "     \(Self.describe($0))" } ?? "",
+                state.roadAhead?.first.map { "     \(Self.describe($0, units: units))" } ?? "",
             ]
         case "unavailable":
             return ["", "  no trip · free drive unavailable", "     \(freeDrive.detail ?? "")"]
@@ -226,13 +231,13 @@ struct LiveView {
     }
 
     /// "tunnel Kalliotunneli in 250 m (1.5 km)", "toll booth in 80 m", "in tunnel Kalliotunneli, 900 m left".
-    static func describe(_ object: RoadObjectAhead) -> String {
+    static func describe(_ object: RoadObjectAhead, units: DistanceFormatter = DistanceFormatter(units: .metric)) -> String {
         let kind = String(object.kind.map { $0 == "_" ? " " : $0 })
         let what = [kind, object.name, object.detail].compactMap { $0 }.joined(separator: " ")
-        if object.distance == 0, let length = object.length { return "in \(what), \(HumanReadable.distance(length)) left" }
+        if object.distance == 0, let length = object.length { return "in \(what), \(units.abbreviated(length)) left" }
         // Free drive knows the stretch the car is in, not how much of it is left.
         if object.distance == 0 { return "in \(what)" }
-        return "\(what) in \(HumanReadable.distance(object.distance))" + (object.length.map { " (\(HumanReadable.distance($0)))" } ?? "")
+        return "\(what) in \(units.abbreviated(object.distance))" + (object.length.map { " (\(units.abbreviated($0)))" } ?? "")
     }
 
     /// "north-east" for 45°: the eight points of the compass, for a bearing in degrees.

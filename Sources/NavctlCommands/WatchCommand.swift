@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import Guidance
 import NavdClient
 import NavigationCore
 import NavigationProtocol
@@ -69,6 +70,7 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
             var lastProgress = Date.distantPast
+            var units = DistanceFormatter(units: navd.hello.state.voice?.units ?? .metric)
             for await message in navd.events {
                 if json { writeLine(String(decoding: message.line.dropLast(), as: UTF8.self)) }
                 if live {
@@ -78,7 +80,7 @@ struct WatchCommand: AsyncParsableCommand {
                         draw()
                         drawn = Date()
                     }
-                } else if !json, let text = Self.describe(message, lastProgress: &lastProgress) {
+                } else if !json, let text = Self.describe(message, lastProgress: &lastProgress, units: &units) {
                     writeLine(text)
                 }
                 guard untilArrived else { continue }
@@ -105,11 +107,12 @@ struct WatchCommand: AsyncParsableCommand {
         "connected to navd \(hello.navd) (\(hello.control ? "control" : "read only")), \(hello.state.phase.rawValue)"
     }
 
-    /// One line of text for an event, or nil for events not worth a line.
-    static func describe(_ message: EventMessage, lastProgress: inout Date) -> String? {
+    /// One line of text for an event, or nil for events not worth a line; distances in `units`, which a `voice`
+    /// event changes.
+    static func describe(_ message: EventMessage, lastProgress: inout Date, units: inout DistanceFormatter) -> String? {
         switch message.event {
         case .route(let route):
-            return "ROUTE (\(route.reason.rawValue)) \(message.routeId ?? ""): \(HumanReadable.distance(route.distance)), \(HumanReadable.duration(route.duration))"
+            return "ROUTE (\(route.reason.rawValue)) \(message.routeId ?? ""): \(units.abbreviated(route.distance)), \(HumanReadable.duration(route.duration))"
         case .instruction(let instruction):
             if let visual = instruction.visual { return "  [banner] \(visual.primary.text)" }
             return "  [voice]  \(instruction.spoken?.text ?? "")"
@@ -127,7 +130,7 @@ struct WatchCommand: AsyncParsableCommand {
         case .waypointReached(let waypoint):
             return "reached stop \(waypoint.index + 1)"
         case .arrived(let arrived):
-            return "ARRIVED after \(HumanReadable.distance(arrived.distanceTravelled)) in \(HumanReadable.duration(arrived.duration))"
+            return "ARRIVED after \(units.abbreviated(arrived.distanceTravelled)) in \(HumanReadable.duration(arrived.duration))"
         case .gnss(let gnss):
             return "GNSS \(gnss.status.rawValue): \(gnss.detail)"
         case .speedAlert(let alert):
@@ -141,12 +144,13 @@ struct WatchCommand: AsyncParsableCommand {
         case .announcement(let announcement):
             return "navd: \(announcement.text)"
         case .voice(let voice):
+            units = DistanceFormatter(units: voice.units)
             return voice.summary
         case .tripState(let state):
             // A progress line every 5 s of wall-clock time.
             guard state.state == "navigating", Date().timeIntervalSince(lastProgress) >= 5 else { return nil }
             lastProgress = Date()
-            return "  … \(HumanReadable.distance(state.progress?.distanceToNextManeuver ?? 0)) to the next maneuver, \(HumanReadable.distance(state.progress?.distanceRemaining ?? 0)) left on \(state.roadName ?? "the road")"
+            return "  … \(units.abbreviated(state.progress?.distanceToNextManeuver ?? 0)) to the next maneuver, \(units.abbreviated(state.progress?.distanceRemaining ?? 0)) left on \(state.roadName ?? "the road")"
         }
     }
 }

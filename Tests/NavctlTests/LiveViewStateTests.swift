@@ -118,7 +118,7 @@ struct LiveViewStateTests {
                     + Self.banner), clock: "10:00:00")
         let screen = view.render(width: 80).joined(separator: "\n")
         #expect(screen.contains("⇢  head to Päätie"), "\(screen)")
-        #expect(screen.contains("45 m north"), "\(screen)")
+        #expect(screen.contains("50 m north"), "45 m rounded as navd says distances (10 m steps):\n\(screen)")
         #expect(!screen.contains("  ↰  in "), "a maneuver shown for a road the car cannot reach:\n\(screen)")
     }
 
@@ -142,5 +142,28 @@ struct LiveViewStateTests {
         view.apply(try Self.tripState(#""deviation":{"kind":"none","distance":0},"# + Self.banner), clock: "10:00:02")
         screen = view.render(width: 100).joined(separator: "\n")
         #expect(!screen.contains("leaving the route"), "\(screen)")
+    }
+
+    /// The driver's units from navd (`voice` event, hello's `state.voice`): the same distances in miles and feet,
+    /// the speed in mph; metres again when navd says metric.
+    @Test func distancesAndSpeedFollowTheDriversUnits() throws {
+        var view = LiveView()
+        let state = try Self.tripState(#""rawLocation":{"lat":60.17,"lon":24.94,"speed":20},"# + Self.banner)
+        guard case .event(let imperial) = try ServerLine(line: Array(#"{"type":"voice","seq":8,"routeId":"r1","mode":"full","language":"en-US","units":"imperial"}"#.utf8)) else {
+            Issue.record("not an event")
+            return
+        }
+        view.apply(imperial, clock: "10:00:00")
+        view.apply(state, clock: "10:00:01")
+        let screen = view.render(width: 100).joined(separator: "\n")
+        #expect(screen.contains("in 400 ft") && screen.contains("0.6 mi left") && screen.contains("speed 45 mph"), "\(screen)")
+        #expect(!screen.contains(" m ") && !screen.contains("km"), "metric left in an imperial view:\n\(screen)")
+        guard case .event(let metric) = try ServerLine(line: Array(#"{"type":"voice","seq":9,"routeId":"r1","mode":"full","language":"de","units":"metric"}"#.utf8)) else {
+            Issue.record("not an event")
+            return
+        }
+        view.apply(metric, clock: "10:00:02")
+        let again = view.render(width: 100).joined(separator: "\n")
+        #expect(again.contains("in 100 m") && again.contains("900 m left") && again.contains("speed 72 km/h"), "\(again)")
     }
 }

@@ -57,7 +57,7 @@ extension TripCoordinator {
 
 extension TripCoordinator {
     /// The voice mode and the language voice clients speak.
-    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: settings.guidance.language) }
+    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: settings.guidance.language, units: settings.guidance.units) }
 
     /// `voice`: sets the mode (published to every client and kept for the next start when it changes), or only
     /// reports it.

@@ -289,7 +289,7 @@ public struct TripCoordinator: Sendable {
 
     /// New settings (SIGHUP). Controller settings apply from the next route.
     public mutating func update(settings: Settings) {
-        let languageChanged = settings.guidance.language != self.settings.guidance.language
+        let languageChanged = settings.guidance.language != self.settings.guidance.language || settings.guidance.units != self.settings.guidance.units
         self.settings = settings
         if languageChanged { publish(.voice(voice)) }
         gate.settings = settings.reroute

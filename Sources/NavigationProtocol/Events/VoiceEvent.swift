@@ -1,3 +1,4 @@
+import Guidance
 import NavigationCore
 
 /// What a voice client speaks (`voice` command, kept across restarts).
@@ -16,14 +17,18 @@ public struct VoiceEvent: Codable, Hashable, Sendable {
     public var mode: VoiceMode
     /// The BCP 47 tag of the prompts and announcements (`[guidance] language`).
     public var language: String
+    /// How distances are said and shown (`[guidance] units`): `metric`, `imperial` (feet below a tenth of a mile)
+    /// or `imperial_yards` (yards).
+    public var units: UnitSystem
 
-    public init(mode: VoiceMode, language: String) {
+    public init(mode: VoiceMode, language: String, units: UnitSystem) {
         self.mode = mode
         self.language = language
+        self.units = units
     }
 }
 
 extension VoiceEvent {
     /// One line for `navctl watch` and drive reports.
-    public var summary: String { "voice \(mode.rawValue) (\(language))" }
+    public var summary: String { "voice \(mode.rawValue) (\(language), \(units.rawValue))" }
 }
