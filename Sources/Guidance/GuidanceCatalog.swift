@@ -18,6 +18,9 @@ public struct GuidanceCatalog: Sendable {
     let messages: [String: String]
     let instructions: [String: String]
     let units: [String: (one: String, other: String)]
+    /// Words an engine's instructions in this language use and other languages' do not ("abbiegen", "käänny"),
+    /// lowercase: how navd tells that an answer is in another language than it asked for.
+    public let markers: [String]
     /// Ordinals: by number ("1": "1re"), by the last two or the last digit ("*11": "{n}th", "*1": "{n}st"), and
     /// `other` for the rest, each with `{n}` (or the number written out).
     let ordinals: [String: String]
@@ -45,6 +48,7 @@ public struct GuidanceCatalog: Sendable {
         var ordinals: [String: String] = [:]
         for (key, value) in object["ordinals"]?.objectValue ?? [:] { ordinals[key] = try string(value, "ordinals.\(key)") }
         self.ordinals = ordinals
+        markers = (object["markers"]?.arrayValue ?? []).compactMap { $0.stringValue?.lowercased() }
         var units: [String: (one: String, other: String)] = [:]
         for (key, value) in object["units"]?.objectValue ?? [:] {
             units[key] = (try string(value["one"], "units.\(key).one"), try string(value["other"], "units.\(key).other"))
@@ -87,6 +91,12 @@ public struct GuidanceCatalog: Sendable {
         return Self.fill(singular ? forms.one : forms.other, ["n": number])
     }
 
+    /// The words of `unit` in this language, lowercase, without the number ("meile", "meilen").
+    public func unitWords(_ unit: UnitKey) -> Set<String> {
+        guard let forms = units[unit.rawValue] else { return [] }
+        return Set([forms.one, forms.other].map { Self.fill($0, ["n": ""]).lowercased().split(separator: " ").joined(separator: " ") })
+    }
+
     /// A distance rounded for `units` and said in this language.
     public func distance(_ metres: Double, units: UnitSystem) -> String {
         let rounded = DistanceFormatter(units: units).rounded(metres)
@@ -127,6 +137,7 @@ public struct GuidanceCatalog: Sendable {
             }
         }
         for key in instructions.keys where InstructionKey(rawValue: key) == nil { problems.append("instructions.\(key) is not a key navd uses") }
+        if markers.count < 4 { problems.append("markers needs at least 4 words that this language's instructions use") }
         if Self.placeholders(in: ordinals["other"] ?? "") != ["n"] { problems.append("ordinals.other must be a text with exactly the placeholder {n}") }
         return problems
     }

@@ -28,7 +28,7 @@ struct SpeechSchedulerTests {
     }
 
     static func voice(_ mode: String, language: String = "de") -> EventMessage {
-        line(#"{"type":"voice","seq":1,"routeId":null,"mode":"\#(mode)","language":"\#(language)"}"#)
+        line(#"{"type":"voice","seq":1,"routeId":null,"mode":"\#(mode)","language":"\#(language)","units":"metric"}"#)
     }
 
     static func spoken(_ decisions: [SpeechDecision]) -> [String] {

@@ -11,6 +11,9 @@ public struct Route: Hashable, Sendable {
     public var waypoints: [Waypoint]
     /// Every step of every leg, in order. Each leg ends with an `arrive` step.
     public var steps: [RouteStep]
+    /// What navd changed in the engine's answer and why (instructions in another language or units than asked
+    /// for, written by navd instead); empty for an answer used as it came.
+    public var notices: [String] = []
 
     public init(
         geometry: [GeographicCoordinate], boundingBox: BoundingBox? = nil, distance: Double, duration: Double,
@@ -32,7 +35,7 @@ public struct Route: Hashable, Sendable {
 
 extension Route: Codable {
     private enum CodingKeys: String, CodingKey {
-        case geometry, boundingBox, distance, duration, waypoints, steps
+        case geometry, boundingBox, distance, duration, waypoints, steps, notices
     }
 
     public init(from decoder: any Decoder) throws {
@@ -44,6 +47,7 @@ extension Route: Codable {
             duration: try c.decode(Double.self, forKey: .duration),
             waypoints: try c.decodeIfPresent([Waypoint].self, forKey: .waypoints) ?? [],
             steps: try c.decode([RouteStep].self, forKey: .steps))
+        notices = try c.decodeIfPresent([String].self, forKey: .notices) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -54,6 +58,7 @@ extension Route: Codable {
         try c.encode(duration, forKey: .duration)
         try c.encode(waypoints, forKey: .waypoints)
         try c.encode(steps, forKey: .steps)
+        if !notices.isEmpty { try c.encode(notices, forKey: .notices) }
     }
 }
 

@@ -280,6 +280,7 @@ public final class NavigationService: Service, Sendable {
                 }
             case .activeRouteChanged(let route):
                 location.simulator?.follow(route)
+                for notice in route?.notices ?? [] { logger.warning("route answer not used as it came: \(notice)") }
             case .cancelCalculation(let session):
                 cancels.removeValue(forKey: session)?.cancel()
             case .saveJournal(let record):

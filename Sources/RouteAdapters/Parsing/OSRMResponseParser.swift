@@ -19,11 +19,17 @@ public struct OSRMResponseParser: RouteResponseParser {
     public var maximumResponseSize: Int
     public var synthesizer: InstructionSynthesizer
     public var promptPlanner: PromptPlanner
+    /// The language and units the request asked for: an answer whose texts are in others is not passed on (its
+    /// instructions are written here instead, and the route says so in ``Route/notices``). nil: not checked.
+    public var check: InstructionCheck?
 
-    /// `locale`: the language and units of the instructions written here for a server that sends none.
-    public init(polylinePrecision: Int = 6, maximumResponseSize: Int = 64 << 20, locale: InstructionLocale = .english) {
+    /// `locale`: the language and units asked of the server, in which instructions are written here for a server
+    /// that sends none, and against which the server's own are checked.
+    public init(polylinePrecision: Int = 6, maximumResponseSize: Int = 64 << 20, locale: InstructionLocale? = nil) {
         self.polylinePrecision = polylinePrecision
         self.maximumResponseSize = maximumResponseSize
+        check = locale.map(InstructionCheck.init(locale:))
+        let locale = locale ?? .english
         synthesizer = InstructionSynthesizer(catalog: locale.catalog)
         promptPlanner = PromptPlanner(catalog: locale.catalog, units: locale.unitSystem)
     }
@@ -45,14 +51,26 @@ public struct OSRMResponseParser: RouteResponseParser {
             waypoints.append(waypoint)
         }
         return try routeDTOs.enumerated().map { index, dto in
-            try buildRoute(dto, path: "\(response.routes != nil ? "routes" : "matchings")[\(index)]", waypoints: waypoints)
+            try checkedRoute(dto, path: "\(response.routes != nil ? "routes" : "matchings")[\(index)]", waypoints: waypoints)
         }
     }
 
     /// Parses a single route object (one element of a `routes` array), with the given waypoints.
     public func parseRoute(from data: Data, waypoints: [Waypoint] = []) throws -> Route {
         let dto = try OSRMRouteDTO(JSONFields(try parseJSON(data), path: .root("route")))
-        return try buildRoute(dto, path: "route", waypoints: waypoints)
+        return try checkedRoute(dto, path: "route", waypoints: waypoints)
+    }
+
+    /// The route, with the server's texts when they are in the language and units asked for, else with texts
+    /// written here and a notice saying why.
+    func checkedRoute(_ dto: OSRMRouteDTO, path: String, waypoints: [Waypoint]) throws -> Route {
+        let route = try buildRoute(dto, path: path, waypoints: waypoints)
+        guard let check else { return route }
+        let problems = check.problems(in: InstructionCheck.texts(of: route))
+        guard !problems.isEmpty else { return route }
+        var rewritten = try buildRoute(dto, path: path, waypoints: waypoints, serverTexts: false)
+        rewritten.notices = problems.map { "\($0): navd wrote the instructions itself" }
+        return rewritten
     }
 
     /// If `data` is an engine's error answer (whatever its HTTP status), the error it describes.
@@ -143,7 +161,8 @@ public struct OSRMResponseParser: RouteResponseParser {
         return coordinates
     }
 
-    func buildRoute(_ dto: OSRMRouteDTO, path: String, waypoints responseWaypoints: [Waypoint]) throws -> Route {
+    /// `serverTexts`: false to ignore the server's instruction texts, banners and prompts and write them here.
+    func buildRoute(_ dto: OSRMRouteDTO, path: String, waypoints responseWaypoints: [Waypoint], serverTexts: Bool = true) throws -> Route {
         guard let legs = dto.legs, !legs.isEmpty else { throw RouteParseError.missingField("\(path).legs") }
         var steps: [RouteStep] = []
         var rawSteps: [(dto: OSRMStepDTO, legIndex: Int, isLastOfLeg: Bool)] = []
@@ -153,8 +172,8 @@ public struct OSRMResponseParser: RouteResponseParser {
                 rawSteps.append((step, legIndex, i == legSteps.count - 1))
             }
         }
-        let routeHasBanners = rawSteps.contains { !($0.dto.bannerInstructions ?? []).isEmpty }
-        let routeHasVoice = rawSteps.contains { !($0.dto.voiceInstructions ?? []).isEmpty }
+        let routeHasBanners = serverTexts && rawSteps.contains { !($0.dto.bannerInstructions ?? []).isEmpty }
+        let routeHasVoice = serverTexts && rawSteps.contains { !($0.dto.voiceInstructions ?? []).isEmpty }
 
         // First pass: geometry, annotations, incidents, the step's own instruction.
         var legSegmentOffset = 0
@@ -197,7 +216,7 @@ public struct OSRMResponseParser: RouteResponseParser {
                 destinations: raw.dto.destinations, exits: exits, roundaboutExit: maneuverDTO.exit,
                 rotaryName: raw.dto.rotaryName, bearingAfter: maneuverDTO.bearingAfter, legIndex: raw.legIndex,
                 isFinalLeg: raw.legIndex == legs.count - 1)
-            let instruction = maneuverDTO.instruction.flatMap { $0.isEmpty ? nil : $0 }
+            let instruction = maneuverDTO.instruction.flatMap { $0.isEmpty || !serverTexts ? nil : $0 }
                 ?? synthesizer.instruction(for: context)
 
             steps.append(

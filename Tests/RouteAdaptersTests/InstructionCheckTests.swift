@@ -1,0 +1,76 @@
+import Foundation
+import Guidance
+import NavigationCore
+import RouteAdapters
+import Testing
+
+/// An engine's answer in another language or units than navd asked for is recognised, and not passed on: navd
+/// writes the instructions itself and says why.
+struct InstructionCheckTests {
+    struct Example: CustomTestStringConvertible, Sendable {
+        var asked: String
+        var imperial = false
+        var texts: [String]
+        /// Words the problem names; empty: no problem.
+        var problem: [String]
+        var testDescription: String { "\(asked)\(imperial ? " imperial" : ""): \(texts.first ?? "")" }
+    }
+
+    static let examples: [Example] = [
+        Example(asked: "de-DE", texts: ["Rechts auf Kaivokatu abbiegen.", "In 200 Metern links abbiegen.", "Sie haben Ihr Ziel erreicht."], problem: []),
+        Example(asked: "de-DE", texts: ["Turn right onto Kaivokatu.", "In 200 meters, turn left.", "Continue on Mannerheimintie."], problem: ["English", "Deutsch"]),
+        // English words inside French prompts: two of eight texts is a mixed answer.
+        Example(
+            asked: "fr-FR",
+            texts: ["Tournez à droite.", "Continuez sur Bulevardi.", "Turn left onto Mikonkatu.", "Prenez la sortie.", "Tournez à gauche.",
+                    "Keep right at the fork.", "Continuez tout droit.", "Vous êtes arrivé."],
+            problem: ["English"]),
+        Example(asked: "fi", texts: ["Käänny oikealle.", "Jatka suoraan.", "Aja liikenneympyrään."], problem: []),
+        Example(asked: "sv-SE", texts: ["Sväng höger.", "Fortsätt rakt fram.", "Kör mot norr."], problem: []),
+        Example(asked: "es-ES", texts: ["Gire a la derecha.", "Continúe recto.", "Ha llegado a su destino."], problem: []),
+        Example(asked: "de-DE", texts: ["In 2 Meilen rechts abbiegen.", "Links abbiegen."], problem: ["miles"]),
+        Example(asked: "en-US", imperial: true, texts: ["In 500 feet, turn right.", "In 0.3 miles, turn left."], problem: []),
+        Example(asked: "en-US", imperial: true, texts: ["In 500 meters, turn right.", "Turn left."], problem: ["metres"]),
+        Example(asked: "en-GB", texts: ["In 0.5 miles, turn right.", "Turn left."], problem: ["miles"]),
+        Example(asked: "sv-SE", texts: ["Om 2 engelska mil, sväng höger.", "Sväng vänster."], problem: ["miles"]),
+        // English units in a German answer: another language's unit words count too.
+        Example(asked: "de-DE", texts: ["In 2 miles rechts abbiegen.", "Links abbiegen."], problem: ["miles"]),
+        // Road names that happen to be words of other languages are not a language.
+        Example(asked: "en-US", texts: ["Turn right onto Rechts Straße.", "Continue on Mot Road.", "Turn left."], problem: []),
+        // A language navd does not ship cannot be recognised: not judged.
+        Example(asked: "it-IT", texts: ["Turn right.", "Continue."], problem: []),
+    ]
+
+    @Test(arguments: examples)
+    func anAnswerInTheWrongLanguageOrUnitsIsRecognised(_ example: Example) {
+        let problems = InstructionCheck(locale: InstructionLocale(language: example.asked, imperial: example.imperial)).problems(in: example.texts)
+        if example.problem.isEmpty {
+            #expect(problems.isEmpty, "\(problems)")
+        } else {
+            #expect(problems.count == 1, "\(problems)")
+            #expect(example.problem.allSatisfy { word in problems.first?.contains(word) == true }, "\(problems)")
+        }
+    }
+
+    /// A real Valhalla answer (English, in miles) parsed for a metric German driver: the route stays, its texts are
+    /// navd's German ones in metres, and the route says why; for an American driver it is used as it came.
+    @Test func anEnglishAnswerForAGermanDriverIsRewrittenAndSaysWhy() throws {
+        let data = try Fixture.data("valhalla_osrm_response")
+        let english = try #require(try OSRMResponseParser(locale: InstructionLocale(language: "en-US", imperial: true)).parseRoutes(from: data).first)
+        #expect(english.notices.isEmpty, "\(english.notices)")
+        let asIs = try #require(try OSRMResponseParser().parseRoutes(from: data).first)
+        #expect(english == asIs)
+
+        let german = try #require(try OSRMResponseParser(locale: InstructionLocale(language: "de-DE", imperial: false)).parseRoutes(from: data).first)
+        #expect(german.notices.count == 2, "\(german.notices)")
+        #expect(german.notices.contains { $0.contains("English") } && german.notices.contains { $0.contains("miles") }, "\(german.notices)")
+        #expect(german.notices.allSatisfy { $0.hasSuffix("navd wrote the instructions itself") })
+        #expect(german.geometry == english.geometry && german.steps.count == english.steps.count)
+        let texts = InstructionCheck.texts(of: german)
+        #expect(InstructionCheck(locale: InstructionLocale(language: "de-DE", imperial: false)).problems(in: texts).isEmpty, "\(texts)")
+        #expect(german.steps.allSatisfy { !$0.spokenInstructions.isEmpty })
+        // The notice travels with the route (the route event, navctl --json) and comes back from its JSON.
+        let decoded = try JSONDecoder().decode(Route.self, from: try JSONEncoder().encode(german))
+        #expect(decoded.notices == german.notices)
+    }
+}
