@@ -102,6 +102,12 @@ struct NavigateSubcommand: AsyncParsableCommand {
     @Option(help: "Also ask for up to N other routes (0-3) and list them; `navctl choose INDEX` takes one.")
     var alternatives: Int = 0
 
+    @Option(help: "This trip's language, a BCP 47 tag (default: [guidance] language).")
+    var language: String?
+
+    @Option(help: "This trip's units: metric, imperial or auto (default: those of --language, else [guidance] units).")
+    var units: String?
+
     @OptionGroup var waiting: CalculationWaitOptions
 
     func run() async throws {
@@ -116,9 +122,19 @@ struct NavigateSubcommand: AsyncParsableCommand {
             guard (0...NavigateCommand.alternativesLimit).contains(alternatives) else {
                 throw CommandFailure("--alternatives: \(alternatives) is outside 0...\(NavigateCommand.alternativesLimit)")
             }
-            let command = NavigateCommand(
-                waypoints: (via + [to]).map { Waypoint(coordinate: $0) }, options: RouteOptions(costing: costing, avoid: avoided),
-                alternatives: alternatives)
+            var options = RouteOptions(costing: costing, avoid: avoided)
+            // Checked as navd checks them, so that a typo is reported here with the same words.
+            var localeFields: [String: JSONValue] = [:]
+            if let language { localeFields["language"] = .string(language) }
+            if let units { localeFields["units"] = .string(units) }
+            do throws(ProtocolError) {
+                let locale = try RouteOptions(fields: CommandFields(localeFields))
+                options.language = locale.language
+                options.imperial = locale.imperial
+            } catch {
+                throw CommandFailure(error.message.replacing("options.", with: "--"))
+            }
+            let command = NavigateCommand(waypoints: (via + [to]).map { Waypoint(coordinate: $0) }, options: options, alternatives: alternatives)
             let navd = try await connection.connect()
             defer { navd.close() }
             let reply: NavigateReply

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NavigationCore
+import Guidance
 import RouteAdapters
 
 /// A command a client sends: a value decoded from the line's fields. The daemon registers one handler per
@@ -68,6 +69,8 @@ public struct NavigateCommand: NavigationCommand, Hashable {
         if let costing = self.options.costing { options["costing"] = .string(costing) }
         if !self.options.avoid.isEmpty { options["avoid"] = .array(self.options.avoid.map(\.rawValue).sorted().map(JSONValue.string)) }
         if !self.options.engine.isEmpty { options["engine"] = .object(self.options.engine) }
+        if let language = self.options.language { options["language"] = .string(language) }
+        if let imperial = self.options.imperial { options["units"] = .string(imperial ? "imperial" : "metric") }
         if !options.isEmpty { object["options"] = .object(options) }
         if alternatives > 0 { object["alternatives"] = .number(Double(alternatives)) }
         return object
@@ -140,7 +143,21 @@ extension RouteOptions {
             avoid.insert(item)
         }
         let engine = try fields.objectField("engine") ?? [:]
-        self.init(costing: costing, avoid: avoid, engine: engine)
+        var language: String?
+        if let text = try fields.string("language") {
+            guard let tag = LanguageTag(text) else {
+                throw ProtocolError(.invalidField, "options.language '\(text.prefix(40))' is not a BCP 47 language tag (e.g. \"de-DE\", \"fi\")")
+            }
+            language = tag.description
+        }
+        var imperial: Bool?
+        switch try fields.string("units") {
+        case nil, "auto"?: imperial = nil
+        case "metric"?: imperial = false
+        case "imperial"?: imperial = true
+        case let other?: throw ProtocolError(.invalidField, "options.units '\(other.prefix(40))' must be metric, imperial or auto")
+        }
+        self.init(costing: costing, avoid: avoid, engine: engine, language: language, imperial: imperial)
     }
 }
 

@@ -136,11 +136,23 @@ public struct RouteOptions: Hashable, Sendable {
     public var avoid: Set<Avoid>
     /// Engine-specific request keys merged over everything else (Valhalla body keys, OSRM query parameters).
     public var engine: [String: JSONValue]
+    /// The trip's own language (a BCP 47 tag) instead of `[guidance] language`; nil: the configured one.
+    public var language: String?
+    /// The trip's own units: true imperial, false metric; nil: those of `language` when given, else `[guidance]`.
+    public var imperial: Bool?
 
-    public init(costing: String? = nil, avoid: Set<Avoid> = [], engine: [String: JSONValue] = [:]) {
+    public init(costing: String? = nil, avoid: Set<Avoid> = [], engine: [String: JSONValue] = [:], language: String? = nil, imperial: Bool? = nil) {
         self.costing = costing
         self.avoid = avoid
         self.engine = engine
+        self.language = language
+        self.imperial = imperial
+    }
+
+    /// The instruction locale these options ask for, once both are known (the coordinator fills them in).
+    public var locale: InstructionLocale? {
+        guard let language, let imperial else { return nil }
+        return InstructionLocale(language: language, imperial: imperial)
     }
 
     /// JSON form, as in the `navigate` command's `options` (the journal keeps it).
@@ -149,6 +161,8 @@ public struct RouteOptions: Hashable, Sendable {
         if let costing { object["costing"] = .string(costing) }
         if !avoid.isEmpty { object["avoid"] = .array(Avoid.allCases.filter(avoid.contains).map { .string($0.rawValue) }) }
         if !engine.isEmpty { object["engine"] = .object(engine) }
+        if let language { object["language"] = .string(language) }
+        if let imperial { object["units"] = .string(imperial ? "imperial" : "metric") }
         return .object(object)
     }
 }

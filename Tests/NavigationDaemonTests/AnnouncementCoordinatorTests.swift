@@ -3,6 +3,7 @@ import LocationSources
 import NavigationCore
 import NavigationDaemon
 import NavigationProtocol
+import RouteAdapters
 import Testing
 
 /// What navd says on its own, in the driver's language (`[guidance]`): rerouting when the car leaves the route,
@@ -58,5 +59,55 @@ extension AnnouncementCoordinatorTests {
         #expect(reply.text == "In \(max(10, rounded)) Meter: \(banner)", "\(reply.text); \(toManeuver) m to go")
         let said = try #require(harness.take().events(.announcement).last)
         #expect(said["key"]?.stringValue == "repeat_maneuver" && said["text"]?.stringValue == reply.text && said["language"]?.stringValue == "de-DE")
+    }
+}
+
+extension AnnouncementCoordinatorTests {
+    /// A trip in its own language and units (`navigate` `options.language`, `units`): the engine is asked in them,
+    /// navd says its texts in them, voice clients are told; after the trip, `[guidance]` again.
+    @Test func aTripInItsOwnLanguageAndUnits() throws {
+        var config = NavdConfig()
+        config.guidance.language = "de-DE"
+        var harness = CoordinatorHarness(config: config)
+        let route = try CoordinatorHarness.route()
+        let fixes = CoordinatorHarness.fixes(along: route)
+        _ = harness.feed(fixes[0])
+        // A language alone brings its region's units: American English, feet and miles.
+        let command = NavigateCommand(waypoints: [Waypoint(coordinate: route.geometry.last!)], options: RouteOptions(language: "en-US"))
+        let reply = try harness.coordinator.navigate(command, now: harness.now)
+        guard case .route(_, let asked)? = harness.take().startedSessions.first?.request else {
+            Issue.record("no route calculation started")
+            return
+        }
+        #expect(asked.locale == InstructionLocale(language: "en-US", imperial: true))
+        #expect(asked.json.objectValue?["units"] == "imperial", "the journal keeps the trip's units")
+        harness.coordinator.calculationFinished(session: reply.session, result: .success([route]), attempts: 1, now: harness.now)
+        let told = try #require(harness.take().events(.voice).last)
+        #expect(told["language"] == "en-US" && told["units"] == "imperial", "\(told)")
+        _ = harness.feed(fixes[1...3])
+        let repeated = try harness.coordinator.repeatPrompt()
+        #expect(repeated.text.hasPrefix("In ") && (repeated.text.contains(" feet:") || repeated.text.contains(" mile")), "\(repeated.text)")
+        #expect(harness.coordinator.snapshot().voice?.language == "en-US")
+        _ = harness.take()
+        // The trip ends: German and metres again, and voice clients are told.
+        _ = harness.coordinator.cancel()
+        let back = try #require(harness.take().events(.voice).last)
+        #expect(back["language"] == "de-DE" && back["units"] == "metric", "\(back)")
+    }
+
+    /// Units alone keep the configured language; a tag that is not one, or units navd does not know, are refused.
+    @Test func unitsAloneAndBadOptionsOfNavigate() throws {
+        var config = NavdConfig()
+        config.guidance.language = "fi"
+        let harness = CoordinatorHarness(config: config)
+        let resolved = harness.coordinator.settings.guidance.resolve(RouteOptions(imperial: true))
+        #expect(resolved.locale == InstructionLocale(language: "fi", imperial: true))
+        #expect(harness.coordinator.settings.guidance.resolve(RouteOptions()).locale == nil, "no options: the trip follows [guidance]")
+        for bad in [#"{"language":"not a tag!"}"#, #"{"units":"furlongs"}"#, #"{"language":7}"#] {
+            let fields = try #require(try JSONParser.parse(Array(bad.utf8)).objectValue)
+            #expect(throws: ProtocolError.self) { try RouteOptions(fields: CommandFields(fields)) }
+        }
+        let good = try RouteOptions(fields: CommandFields(try #require(try JSONParser.parse(Array(#"{"language":"sv_SE","units":"auto"}"#.utf8)).objectValue)))
+        #expect(good.language == "sv-SE" && good.imperial == nil)
     }
 }

@@ -152,6 +152,11 @@ public struct RouteEndpoint: Sendable {
     /// Where the engine can re-cost a route's own geometry (Valhalla's edge walk): the matcher for a trip's
     /// request keys. nil: a refresh asks for the route again.
     public var refresher: (@Sendable ([String: JSONValue]) -> MapMatcher)?
+    /// The language and units the engine is asked for and its answers checked against (`[guidance]`).
+    public var locale: InstructionLocale = .english
+    /// The same engine asked in another language and units (a trip's own `options.language`, `units`); nil for a
+    /// custom provider, which is asked as it is.
+    public var relocalized: (@Sendable (InstructionLocale) -> RouteEndpoint)?
 
     public init(
         identity: Identity, fetcher: RouteFetcher, matcher: MapMatcher?, maxAttempts: Int,
@@ -171,13 +176,18 @@ public struct RouteEndpoint: Sendable {
         _ kind: RoutingEngine, url: String, profile: String, options: [String: JSONValue], maxAttempts: Int, executor: RouteHTTPExecutor,
         locale: InstructionLocale = .english
     ) -> RouteEndpoint {
-        RouteEndpoint(
+        var endpoint = RouteEndpoint(
             identity: Identity(name: kind.rawValue, server: HTTPRequestSpec.server(of: url)),
             fetcher: RouteFetcher(source: .http(kind.adapter(baseURL: url, profile: profile, options: options, locale: locale)), executor: executor),
             matcher: kind.mapMatchingGenerator(baseURL: url, profile: profile, locale: locale).map { MapMatcher(generator: $0, executor: executor) },
             maxAttempts: maxAttempts,
             requestOptions: { (options) throws(RouteOptionsError) in try kind.requestOptions(for: options, profile: profile) },
             refresher: refresher(kind, url: url, profile: profile, options: options, executor: executor, locale: locale))
+        endpoint.locale = locale
+        endpoint.relocalized = { other in
+            .http(kind, url: url, profile: profile, options: options, maxAttempts: maxAttempts, executor: executor, locale: other)
+        }
+        return endpoint
     }
 
     /// The edge-walk matcher of an engine that has one, for a trip's request keys (merged over the configured ones).
@@ -203,6 +213,7 @@ public struct RouteEndpoint: Sendable {
     }
 
     func answer(_ request: TripCoordinator.CalculationRequest) async throws(RouteFetchError) -> [Route] {
+        if let wanted = request.locale, wanted != locale, let relocalized { return try await relocalized(wanted).answer(request) }
         switch request {
         case .route(var query, let options):
             do throws(RouteOptionsError) {
@@ -229,6 +240,17 @@ public struct RouteEndpoint: Sendable {
                 throw RouteFetchError(server: identity.server, kind: .invalidRequest, detail: "\(identity.name) has no map matching")
             }
             return try await matcher.match(trace)
+        }
+    }
+}
+
+extension TripCoordinator.CalculationRequest {
+    /// A trip's own language and units (`navigate` `options.language`, `units`); nil: the engine's configured ones.
+    var locale: InstructionLocale? {
+        switch self {
+        case .route(_, let options): options.locale
+        case .refresh(let refresh): refresh.options.locale
+        case .match: nil
         }
     }
 }

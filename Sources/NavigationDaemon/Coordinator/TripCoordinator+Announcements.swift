@@ -3,6 +3,7 @@ import Glibc
 import Guidance
 import NavigationCore
 import NavigationProtocol
+import RouteAdapters
 
 /// What navd says on its own, in the driver's language and units (`[guidance]`).
 public struct GuidanceSettings: Sendable {
@@ -11,30 +12,60 @@ public struct GuidanceSettings: Sendable {
     /// The BCP 47 tag of what is said: the configured one ("en-US", which a voice pronounces as American), or the
     /// catalog's language when navd does not ship the configured one (English).
     public var language: String
+    /// What the engines are asked for (`[guidance]`, or a trip's own `options.language` and `units`).
+    public var locale: InstructionLocale
 
     public init(config: NavdConfig.Guidance) {
-        let locale = config.instructionLocale
-        catalog = locale.catalog
+        self.init(locale: config.instructionLocale)
+    }
+
+    public init(locale: InstructionLocale) {
+        self.locale = locale
+        let catalog = locale.catalog
+        self.catalog = catalog
         units = locale.unitSystem
-        let tag = LanguageTag(config.language)
-        language = tag.map { [catalog] in $0.language == catalog.language ? $0.description : catalog.language } ?? catalog.language
+        let tag = LanguageTag(locale.language)
+        language = tag.map { $0.language == catalog.language ? $0.description : catalog.language } ?? catalog.language
+    }
+
+    /// `options` with the trip's language and units both filled in when the client gave either: a language alone
+    /// brings its region's units ("en-US": imperial), units alone keep the configured language. Unchanged when the
+    /// client gave neither (the trip follows `[guidance]`, also after a reload).
+    public func resolve(_ options: RouteOptions) -> RouteOptions {
+        guard options.language != nil || options.imperial != nil else { return options }
+        var resolved = options
+        resolved.language = options.language ?? locale.language
+        resolved.imperial =
+            options.imperial ?? (options.language.map { UnitSystem.usual(in: LanguageTag($0)?.region) != .metric } ?? locale.imperial)
+        return resolved
     }
 }
 
 extension TripCoordinator {
+    /// The language and units the driver is guided in now: the trip's own (`navigate` `options.language`,
+    /// `units`), else `[guidance]`.
+    var guidance: GuidanceSettings {
+        trip?.options.locale.map(GuidanceSettings.init(locale:)) ?? settings.guidance
+    }
+
+    /// A `voice` event when the trip's language or units differ from what voice clients were told.
+    mutating func publishVoice(ifChangedFrom before: VoiceEvent) {
+        if voice != before { publish(.voice(voice)) }
+    }
+
     /// Publishes `key`'s text, during a trip only (without one there is nothing to guide).
     mutating func announce(_ key: MessageKey, _ values: [String: String] = [:], priority: AnnouncementEvent.Priority = .info) {
         guard trip != nil else { return }
-        let catalog = settings.guidance.catalog
-        publish(.announcement(AnnouncementEvent(key: key.rawValue, text: catalog.text(key, values), language: settings.guidance.language, priority: priority)))
+        let catalog = guidance.catalog
+        publish(.announcement(AnnouncementEvent(key: key.rawValue, text: catalog.text(key, values), language: guidance.language, priority: priority)))
     }
 
     /// A distance as the driver's language and units say it.
-    func said(distance metres: Double) -> String { settings.guidance.catalog.distance(metres, units: settings.guidance.units) }
+    func said(distance metres: Double) -> String { guidance.catalog.distance(metres, units: guidance.units) }
 
     /// A duration in whole minutes (at least one), as the driver's language says it.
     func said(duration seconds: Double) -> String {
-        settings.guidance.catalog.quantity(max(1, (seconds / 60).rounded()), decimals: 0, .minutes)
+        guidance.catalog.quantity(max(1, (seconds / 60).rounded()), decimals: 0, .minutes)
     }
 
     /// A posted limit with its unit ("50 km/h").
@@ -48,7 +79,7 @@ extension TripCoordinator {
         let steps = current.controller.route.steps
         let next = min(state.stepIndex + 1, steps.count - 1)
         let instruction = state.visualInstruction?.primary.text ?? steps[next].instruction
-        let text = settings.guidance.catalog.text(
+        let text = guidance.catalog.text(
             .repeatManeuver, ["distance": said(distance: state.progress.distanceToNextManeuver), "instruction": instruction])
         announce(.repeatManeuver, ["distance": said(distance: state.progress.distanceToNextManeuver), "instruction": instruction])
         return RepeatReply(text: text)
@@ -57,7 +88,7 @@ extension TripCoordinator {
 
 extension TripCoordinator {
     /// The voice mode and the language voice clients speak.
-    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: settings.guidance.language, units: settings.guidance.units) }
+    var voice: VoiceEvent { VoiceEvent(mode: voiceMode, language: guidance.language, units: guidance.units) }
 
     /// `voice`: sets the mode (published to every client and kept for the next start when it changes), or only
     /// reports it.

@@ -179,6 +179,7 @@ extension TripCoordinator {
         alternatives: [Route] = []
     ) {
         abandonFreeDrive()
+        let voiceBefore = voice
         if trip != nil {
             retractInstructions(reason: .newRoute)
             trip = nil
@@ -188,6 +189,7 @@ extension TripCoordinator {
         lastRerouteDecision = nil
         trip = Trip(
             routeId: makeRouteId(), controller: controller, state: .idle, requested: requested, passedBeforeRoute: 0, options: options)
+        publishVoice(ifChangedFrom: voiceBefore)
         publishRoute(reason: reason, session: session)
         if let session, !alternatives.isEmpty { offerAlternatives(alternatives, session: session, now: now) }
         log(.notice, "trip \(trip!.routeId) started: \(Int(controller.route.distance)) m, \(controller.route.steps.count) steps")

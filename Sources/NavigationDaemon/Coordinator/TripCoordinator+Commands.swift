@@ -13,7 +13,7 @@ extension TripCoordinator {
             throw ProtocolError(.invalidField, "\(error)")
         }
         let session = startCalculation(
-            purpose: .initial, waypoints: command.waypoints, options: command.options, origin: lastFix?.location, now: now,
+            purpose: .initial, waypoints: command.waypoints, options: settings.guidance.resolve(command.options), origin: lastFix?.location, now: now,
             alternatives: command.alternatives)
         var reply = NavigateReply(session: session, waitingForFix: lastFix == nil)
         if let fixAt = lastFixAt {

@@ -196,7 +196,9 @@ extension TripCoordinator {
     /// route's limit clears (without a trip navd knows no limit until free drive matches the road).
     mutating func endTrip(reason: String) {
         withdrawOffer(because: "the trip \(reason)")
+        let voiceBefore = voice
         trip = nil
+        publishVoice(ifChangedFrom: voiceBefore)
         endRouteSpeedAlert()
         generation += 1
         gate.reset()

@@ -289,9 +289,9 @@ public struct TripCoordinator: Sendable {
 
     /// New settings (SIGHUP). Controller settings apply from the next route.
     public mutating func update(settings: Settings) {
-        let languageChanged = settings.guidance.language != self.settings.guidance.language || settings.guidance.units != self.settings.guidance.units
+        let voiceBefore = voice
         self.settings = settings
-        if languageChanged { publish(.voice(voice)) }
+        publishVoice(ifChangedFrom: voiceBefore)
         gate.settings = settings.reroute
         speedAlerts.rules = settings.speedAlert
         freeDrive.rules = settings.freeDrive
