@@ -48,6 +48,11 @@ struct ProtocolTests {
         BadLine(name: "choose_route index 9", line: #"{"type":"choose_route","id":"x","index":9}"#, code: "invalid_field"),
         BadLine(name: "choose_route with nothing offered", line: #"{"type":"choose_route","id":"x","index":0}"#, code: "no_choice"),
         BadLine(name: "navigate with 7 alternatives", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":60.17,"lon":24.94}],"alternatives":7}"#, code: "invalid_field"),
+        BadLine(name: "voice mode loud", line: #"{"type":"voice","id":"x","mode":"loud"}"#, code: "invalid_field"),
+        BadLine(name: "voice mode a number", line: #"{"type":"voice","id":"x","mode":3}"#, code: "invalid_field"),
+        BadLine(name: "repeat without a trip", line: #"{"type":"repeat","id":"x"}"#, code: "no_active_trip"),
+        BadLine(name: "navigate in no language", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":60.17,"lon":24.94}],"options":{"language":"!!"}}"#, code: "invalid_field"),
+        BadLine(name: "navigate in furlongs", line: #"{"type":"navigate","id":"x","waypoints":[{"lat":60.17,"lon":24.94}],"options":{"units":"furlongs"}}"#, code: "invalid_field"),
         BadLine(name: "deeply nested", line: String(repeating: "[", count: 5000), code: "invalid_json"),
         BadLine(name: "invalid UTF-8", line: "{\"type\":\"status\",\"id\":\"\u{FFFD}\u{0}\"", code: "invalid_json"),
     ]
