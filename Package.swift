@@ -52,6 +52,9 @@ let package = Package(
         // What a voice client says and when, from navd's events: priorities, retractions, stale prompts, the
         // voice mode. Pure: events and times in, decisions out; `navctl speak` does the speaking.
         .target(name: "VoiceGuidance", dependencies: ["NavigationCore", "NavigationProtocol"]),
+        // Who may open what on navd's web listener, and WebSocket frames as protocol lines. Pure; the NIO edge
+        // serves it.
+        .target(name: "WebBridge", dependencies: ["NavigationProtocol"]),
         // NMEA 0183: sentence framing, checksums, epoch assembly into fixes, sentence writing. Pure.
         .target(name: "NMEA", dependencies: ["NavigationCore"]),
         // libgps (gpsd's client library) and libserialport, as the system provides them.
@@ -134,6 +137,7 @@ let package = Package(
             dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport"]
         ),
         .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "NavigationCore"]),
+        .testTarget(name: "WebBridgeTests", dependencies: ["WebBridge", "NavigationProtocol"]),
         .testTarget(name: "VoiceGuidanceTests", dependencies: ["VoiceGuidance", "NavigationCore", "NavigationProtocol"]),
         .testTarget(
             name: "TripPlanningTests",

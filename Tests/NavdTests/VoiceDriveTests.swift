@@ -83,7 +83,7 @@ struct VoiceDriveTests {
         try FileManager.default.createDirectory(atPath: wavs, withIntermediateDirectories: true)
         let speak = try ExternalProcess(
             try Self.navctl, ["speak", "--socket", navd.socketPath, "--wav-dir", wavs, "--json", "--until-arrived", "--timeout", "170"])
-        var client = try navd.connect()
+        let client = try navd.connect()
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
         #expect(client.command(#"{"type":"navigate","id":"go","waypoints":[{"lat":60.1770,"lon":24.9480}]}"#, id: "go")?.type == "reply")
         let arrived = client.waitFor(timeout: 160) { $0.type == "arrived" }
@@ -147,7 +147,7 @@ struct VoiceDriveTests {
         let wavs = navd.directory.appendingPathComponent("wav").path
         try FileManager.default.createDirectory(atPath: wavs, withIntermediateDirectories: true)
         let speak = try ExternalProcess(try Self.navctl, ["speak", "--socket", navd.socketPath, "--wav-dir", wavs, "--json", "--timeout", "120"])
-        var client = try navd.connect()
+        let client = try navd.connect()
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
         let navigate = #"{"type":"navigate","id":"go","waypoints":[{"lat":60.1770,"lon":24.9480}],"options":{"language":"fi"}}"#
         #expect(client.command(navigate, id: "go")?.type == "reply")
