@@ -90,6 +90,7 @@ let package = Package(
         .target(
             name: "NavigationDaemon",
             dependencies: [
+                "WebBridge",
                 "NavigationCore", "RoadAhead", "TripPlanning", "Guidance", "RouteAdapters", "RouteClient", "NavigationProtocol", "LocationSources", "NMEA",
                 "TrackFormats", "CNavdSystem", "SystemSupport",
                 .product(name: "Logging", package: "swift-log"),
@@ -97,6 +98,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),

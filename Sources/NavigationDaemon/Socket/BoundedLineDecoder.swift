@@ -1,3 +1,4 @@
+import NavigationProtocol
 import NIOCore
 
 /// One received line, or the news that a line exceeded the limit.
@@ -5,6 +6,9 @@ public enum LineFrame: Sendable {
     case line(ByteBuffer)
     /// A line longer than the limit (bytes seen so far); the server answers with an error and closes.
     case tooLong(Int)
+    /// Input a transport cannot turn into a line (a binary or fragmented WebSocket frame, invalid UTF-8): the
+    /// server answers with the error and reads on.
+    case refused(ProtocolError)
 }
 
 /// Splits the byte stream at `\n` (dropping a `\r` before it), never buffering more than `limit` bytes of one

@@ -159,6 +159,9 @@ public final class SocketServer: Service, Sendable {
                             // for the 10 s its connection stays open, and the fixes waited behind it.
                             if client.outbox.isClosing { continue }
                             handle(buffer, from: client)
+                        case .refused(let error):
+                            client.expectAnswer()
+                            navigation.refuse(error, id: nil, client: client)
                         case .tooLong(let length):
                             logger.warning("line too long; disconnecting", metadata: ["client": "\(client.id)", "bytes": "\(length)"])
                             client.outbox.close(after: [

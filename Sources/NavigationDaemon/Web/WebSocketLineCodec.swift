@@ -1,0 +1,59 @@
+import NavigationProtocol
+import NIOCore
+import NIOWebSocket
+import WebBridge
+
+/// The WebSocket transport of the socket protocol, as a pipeline handler: a text frame in is a line
+/// (``LineFrame``), a line out is a text frame (its newline dropped). Pings are answered, a close is echoed and
+/// the channel closed. With it, a WebSocket connection is an `NIOAsyncChannel<LineFrame, ByteBuffer>` like a Unix
+/// socket connection, and the same client session serves both.
+final class WebSocketLineCodec: ChannelDuplexHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias InboundOut = LineFrame
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = WebSocketFrame
+
+    /// Bytes: the socket's `max_line_length`.
+    private let limit: Int
+    private var closing = false
+
+    init(limit: Int) { self.limit = limit }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            guard frame.fin else {
+                context.fireChannelRead(wrapInboundOut(.refused(ProtocolError(.invalidMessage, "fragmented frames are not read: send each command as one frame"))))
+                return
+            }
+            let payload = Array(frame.unmaskedData.readableBytesView)
+            switch WebFrame.line(frame.opcode == .text ? .text : .binary, payload, limit: limit) {
+            case .success(let line): context.fireChannelRead(wrapInboundOut(.line(context.channel.allocator.buffer(bytes: line))))
+            case .failure(let error) where error.code == .lineTooLong: context.fireChannelRead(wrapInboundOut(.tooLong(payload.count)))
+            case .failure(let error): context.fireChannelRead(wrapInboundOut(.refused(error)))
+            }
+        case .continuation:
+            context.fireChannelRead(wrapInboundOut(.refused(ProtocolError(.invalidMessage, "fragmented frames are not read: send each command as one frame"))))
+        case .ping:
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .connectionClose:
+            guard !closing else { return }
+            closing = true
+            var data = frame.unmaskedData
+            let code = data.readSlice(length: 2) ?? ByteBuffer()
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: code))).whenComplete { _ in
+                context.close(promise: nil)
+            }
+        default:
+            break
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var line = unwrapOutboundIn(data)
+        // One message per frame: the line without its newline.
+        if line.readableBytesView.last == UInt8(ascii: "\n") { line.moveWriterIndex(to: line.writerIndex - 1) }
+        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: line)), promise: promise)
+    }
+}
