@@ -20,7 +20,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead", "free_drive", "guidance"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead", "free_drive", "guidance", "web"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -35,6 +35,7 @@ struct ConfigReader {
         readRoadAhead(top["road_ahead"], into: &config.roadAhead)
         readFreeDrive(top["free_drive"], into: &config.freeDrive)
         readGuidance(top["guidance"], into: &config.guidance)
+        readWeb(top["web"], into: &config.web)
         return config
     }
 
@@ -226,6 +227,24 @@ struct ConfigReader {
             guidance.language = NavdConfig.Guidance().language
         }
         choice(table, "units", section: "guidance", into: &guidance.units)
+    }
+
+    private mutating func readWeb(_ value: JSONValue?, into web: inout NavdConfig.Web) {
+        guard let table = section(value, "web") else { return }
+        reportUnknown(table, known: ["listen", "allow_remote", "origins", "token_file"], prefix: "web.")
+        string(table, "listen", section: "web", into: &web.listen)
+        flag(table, "allow_remote", section: "web", into: &web.allowRemote)
+        stringList(table, "origins", section: "web", into: &web.origins)
+        string(table, "token_file", section: "web", into: &web.tokenFile)
+        guard !web.listen.isEmpty else { return }
+        if web.address == nil {
+            fail("web.listen", "'\(web.listen.prefix(80))' is not host:port (e.g. \"127.0.0.1:7070\")")
+        } else if !web.isLoopback, !web.allowRemote {
+            fail("web.listen", "'\(web.listen)' is not a loopback address; set web.allow_remote = true to serve other computers")
+        }
+        for origin in web.origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+            fail("web.origins", "'\(origin.prefix(80))' is not an origin (http://host:port)")
+        }
     }
 
     private mutating func readFreeDrive(_ value: JSONValue?, into rules: inout FreeDriveRules) {

@@ -11,6 +11,7 @@ public struct NavdConfig: Sendable {
     public var gnss = GNSS()
     public var routing = Routing()
     public var guidance = Guidance()
+    public var web = Web()
     public var controller = NavigationControllerConfig()
     public var reroute = Reroute()
     public var socket = Socket()
@@ -235,5 +236,38 @@ extension NavdConfig {
 
         /// What the engines are asked to write instructions in.
         public var instructionLocale: InstructionLocale { InstructionLocale(language: language, imperial: imperial) }
+    }
+}
+
+extension NavdConfig {
+    /// `[web]`: the socket protocol over WebSocket and the dashboard, for browsers on the vehicle's computer. Off
+    /// unless `listen` is set.
+    public struct Web: Sendable, Equatable {
+        /// `host:port` ("127.0.0.1:7070"); empty: off. An address other than a loopback one only with
+        /// `allow_remote = true`: the dashboard is for this computer's own screen.
+        public var listen = ""
+        public var allowRemote = false
+        /// Origins besides the page's own that may open `/ws` (a kiosk's name for this computer).
+        public var origins: [String] = []
+        /// A file holding the control token (readable by its group only); empty: nobody controls navd over the web.
+        public var tokenFile = ""
+
+        public init() {}
+
+        /// `listen` split into host and port, when set and well formed.
+        public var address: (host: String, port: Int)? {
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (1...65535).contains(port) else {
+                return nil
+            }
+            var host = String(listen[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return host.isEmpty ? nil : (host, port)
+        }
+
+        /// 127.0.0.0/8, ::1 or localhost.
+        public var isLoopback: Bool {
+            guard let host = address?.host else { return false }
+            return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        }
     }
 }

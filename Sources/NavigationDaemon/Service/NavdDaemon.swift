@@ -82,6 +82,10 @@ public enum NavdDaemon {
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
             logger: logger)
+        var web: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if !config.web.listen.isEmpty {
+            web = [.init(service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all, logger: logger))]
+        }
         let reloader = ReloadService(
             configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, recording: recording,
             notifier: notifier, logger: logger)
@@ -94,7 +98,7 @@ public enum NavdDaemon {
             configuration: .init(
                 services: [
                     .init(service: server), .init(service: navigation), .init(service: reloader),
-                ],
+                ] + web,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
@@ -187,3 +191,22 @@ final class ReloadService: Service, Sendable {
         }
     }
 }
+
+extension NavdDaemon {
+    /// The control token from `[web] token_file`: nil (read only) without one, or when it cannot be read or is
+    /// empty, which is logged: a web listener never refuses to start over its token.
+    static func webToken(_ web: NavdConfig.Web, logger: Logger) -> String? {
+        guard !web.tokenFile.isEmpty else { return nil }
+        guard let data = FileManager.default.contents(atPath: web.tokenFile) else {
+            logger.error("web.token_file cannot be read; the web listener is read only", metadata: ["path": "\(web.tokenFile)"])
+            return nil
+        }
+        let token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+        guard token.count >= 16 else {
+            logger.error("web.token_file holds no token of at least 16 characters; the web listener is read only", metadata: ["path": "\(web.tokenFile)"])
+            return nil
+        }
+        return token
+    }
+}
+

@@ -17,6 +17,20 @@ public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
 }
 
+/// Who a client is, by transport: a process on the Unix socket (the kernel says which), or a WebSocket peer
+/// (its address; its rights come from the token, not from who it is).
+public enum ClientPeer: Sendable, Hashable, CustomStringConvertible {
+    case unix(PeerCredentials)
+    case web(address: String)
+
+    public var description: String {
+        switch self {
+        case .unix(let credentials): credentials.description
+        case .web(let address): "web \(address)"
+        }
+    }
+}
+
 /// Who may send control commands. Everyone who can open the socket (its file mode and group decide that) may
 /// read; control needs root, navd's own user, a listed user, or membership of a listed group.
 public struct AccessPolicy: Sendable {

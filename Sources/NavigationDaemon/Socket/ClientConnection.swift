@@ -7,7 +7,7 @@ import SystemSupport
 /// One connected client: who it is, what it subscribed to, and its outbox.
 public final class ClientConnection: Sendable {
     public let id: Int
-    public let peer: PeerCredentials
+    public let peer: ClientPeer
     public let mayControl: Bool
     public let outbox: ClientOutbox
     private let topicSet = Mutex(Set(EventType.allCases))
@@ -15,9 +15,13 @@ public final class ClientConnection: Sendable {
     /// Messages the navigation loop still owes this client: its hello and replies to commands sent.
     private let owed = Mutex(0)
 
-    public init(id: Int, peer: PeerCredentials, mayControl: Bool, queueLimit: Int) {
+    public convenience init(id: Int, peer: PeerCredentials, mayControl: Bool, queueLimit: Int) {
+        self.init(id: id, clientPeer: .unix(peer), mayControl: mayControl, queueLimit: queueLimit)
+    }
+
+    public init(id: Int, clientPeer: ClientPeer, mayControl: Bool, queueLimit: Int) {
         self.id = id
-        self.peer = peer
+        self.peer = clientPeer
         self.mayControl = mayControl
         outbox = ClientOutbox(limit: queueLimit)
     }

@@ -21,8 +21,8 @@ public final class SocketServer: Service, Sendable {
     private let navigation: NavigationService
     private let readiness: Readiness
     private let logger: Logger
-    /// Client writers, one queue per event loop.
-    private let writers = WriterScheduler()
+    /// Every connected client's session (shared with the WebSocket transport).
+    let sessions: ClientSessions
 
     public init(
         settings: NavdConfig.Socket, policy: AccessPolicy, router: CommandRouter, hub: EventHub, navigation: NavigationService,
@@ -35,6 +35,7 @@ public final class SocketServer: Service, Sendable {
         self.navigation = navigation
         self.readiness = readiness
         self.logger = logger
+        sessions = ClientSessions(settings: settings, router: router, hub: hub, navigation: navigation, logger: logger)
     }
 
     /// New control lists (SIGHUP); connected clients keep the rights they connected with.
@@ -133,75 +134,7 @@ public final class SocketServer: Service, Sendable {
 
     private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: PeerCredentials) async {
         let mayControl = policy.withLock { $0.mayControl(peer) }
-        let client = ClientConnection(id: hub.makeClientID(), peer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
-        let channel = connection.channel
-        client.setForceClose { channel.close(promise: nil) }
-        ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: writers)
-        if !hub.admit(client, limit: settings.maxClients) {
-            logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
-            client.outbox.close(after: [.error(id: nil, ProtocolError(.tooManyClients, "navd already has \(settings.maxClients) clients"))])
-        } else {
-            client.expectAnswer()
-            navigation.clientConnected(client)
-        }
-        do {
-            try await connection.executeThenClose { inbound, _ in
-                try await withThrowingDiscardingTaskGroup { group in
-                    // The channel writer closes the channel after the last line; the connection ends then.
-                    group.addTask { try? await channel.closeFuture.get() }
-                    for try await frame in inbound {
-                        switch frame {
-                        case .line(let buffer):
-                            // At most a queue's worth of this client's commands wait for the loop (read backpressure).
-                            await client.waitWhileOwing(atLeast: settings.clientQueueLimit)
-                            // A client being disconnected (too slow, a line too long, navd stopping) has no more
-                            // commands run: a flooder cut off as too slow used to keep the loop busy with its backlog
-                            // for the 10 s its connection stays open, and the fixes waited behind it.
-                            if client.outbox.isClosing { continue }
-                            handle(buffer, from: client)
-                        case .refused(let error):
-                            client.expectAnswer()
-                            navigation.refuse(error, id: nil, client: client)
-                        case .tooLong(let length):
-                            logger.warning("line too long; disconnecting", metadata: ["client": "\(client.id)", "bytes": "\(length)"])
-                            client.outbox.close(after: [
-                                .error(id: nil, ProtocolError(.lineTooLong, "a line of more than \(settings.maxLineLength) bytes; closing the connection"))
-                            ])
-                        }
-                    }
-                    await client.waitForAnswers(timeout: 10)
-                    client.outbox.close()
-                }
-            }
-        } catch {
-            logger.debug("client connection ended with an error", metadata: ["client": "\(client.id)", "error": "\(error)"])
-        }
-        client.outbox.close()
-        hub.remove(client)
-        logger.info("client disconnected", metadata: ["client": "\(client.id)"])
-    }
-
-    private func handle(_ buffer: ByteBuffer, from client: ClientConnection) {
-        if buffer.readableBytes == 0 { return }
-        let parsed: (id: JSONValue?, type: String, fields: CommandFields)
-        do throws(ProtocolError) {
-            parsed = try JSONLine.parseCommand(buffer.readableBytesView)
-        } catch {
-            client.expectAnswer()
-            navigation.refuse(error, id: nil, client: client)
-            return
-        }
-        do throws(ProtocolError) {
-            let command = try router.prepare(type: parsed.type, fields: parsed.fields, mayControl: client.mayControl)
-            client.expectAnswer()
-            navigation.submit(command, id: parsed.id, client: client)
-        } catch {
-            if error.code == .notAuthorized {
-                logger.notice("command refused: no control rights", metadata: ["client": "\(client.id)", "peer": "\(client.peer)", "command": "\(parsed.type)"])
-            }
-            client.expectAnswer()
-            navigation.refuse(error, id: parsed.id, client: client)
-        }
+        await sessions.serve(connection, peer: .unix(peer), mayControl: mayControl)
     }
 }
 

@@ -1,0 +1,143 @@
+import FoundationEssentials
+import Logging
+import NavigationCore
+import NavigationProtocol
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import ServiceLifecycle
+import WebBridge
+
+/// navd's web listener (`[web] listen`): the socket protocol over WebSocket at `/ws`, served by the same client
+/// sessions as the Unix socket, and the dashboard's embedded files. Who may open what is ``WebGate``'s decision.
+public final class WebServer: Service, Sendable {
+    private let web: NavdConfig.Web
+    private let sessions: ClientSessions
+    private let gate: WebGate
+    private let files: [String: (type: String, bytes: [UInt8])]
+    private let logger: Logger
+
+    enum Connection {
+        case websocket(NIOAsyncChannel<LineFrame, ByteBuffer>, control: Bool)
+        case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+    }
+
+    init(web: NavdConfig.Web, token: String?, sessions: ClientSessions, files: [String: (type: String, bytes: [UInt8])], logger: Logger) {
+        self.web = web
+        self.sessions = sessions
+        self.files = files
+        gate = WebGate(origins: Set(web.origins), token: token, files: Set(files.keys))
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        guard let address = web.address else { return }
+        let gate = self.gate
+        let limit = sessions.settings.maxLineLength
+        let server: NIOAsyncChannel<EventLoopFuture<Connection>, Never> = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .bind(host: address.host, port: address.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
+                        maxFrameSize: max(limit, 1 << 14),
+                        shouldUpgrade: { channel, head in
+                            guard case .upgrade(_, let subprotocol) = gate.decide(WebServer.request(head)) else {
+                                return channel.eventLoop.makeSucceededFuture(nil)
+                            }
+                            var headers = HTTPHeaders()
+                            if let subprotocol { headers.add(name: "Sec-WebSocket-Protocol", value: subprotocol) }
+                            return channel.eventLoop.makeSucceededFuture(headers)
+                        },
+                        upgradePipelineHandler: { channel, head in
+                            channel.eventLoop.makeCompletedFuture {
+                                guard case .upgrade(let control, _) = gate.decide(WebServer.request(head)) else {
+                                    throw SocketServerError("upgrade without a decision to upgrade")
+                                }
+                                try channel.pipeline.syncOperations.addHandler(WebSocketLineCodec(limit: limit))
+                                return .websocket(try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel), control: control)
+                            }
+                        })
+                    let configuration = NIOTypedHTTPServerUpgradeConfiguration(
+                        upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                            }
+                        })
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                        configuration: .init(upgradeConfiguration: configuration))
+                }
+            }
+        logger.info("web listening", metadata: ["address": "\(web.listen)", "control": "\(gate.token != nil)"])
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            server.channel.close(promise: nil)
+        }
+    }
+
+    private func serve(_ negotiated: EventLoopFuture<Connection>) async {
+        do {
+            switch try await negotiated.get() {
+            case .websocket(let channel, let control):
+                let address = channel.channel.remoteAddress.map { "\($0)" } ?? "?"
+                await sessions.serve(channel, peer: .web(address: address), mayControl: control)
+            case .http(let channel):
+                try await answer(channel)
+            }
+        } catch {
+            logger.debug("web connection ended with an error", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// One HTTP request: a file, or the refusal with its reason.
+    private func answer(_ channel: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>) async throws {
+        try await channel.executeThenClose { inbound, outbound in
+            for try await part in inbound {
+                guard case .head(let head) = part else { continue }
+                var headers = HTTPHeaders([
+                    ("Content-Security-Policy", WebGate.contentSecurityPolicy), ("X-Content-Type-Options", "nosniff"),
+                    ("Cache-Control", "no-store"), ("Connection", "close"),
+                ])
+                let status: HTTPResponseStatus
+                var body: [UInt8]
+                switch gate.decide(Self.request(head)) {
+                case .file(let path):
+                    let file = files[path]!
+                    status = .ok
+                    headers.add(name: "Content-Type", value: file.type)
+                    body = file.bytes
+                case .refuse(let code, let reason):
+                    status = HTTPResponseStatus(statusCode: code)
+                    headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+                    body = Array((reason + "\n").utf8)
+                case .upgrade:
+                    // The upgrader takes these; one that reaches here lacked a WebSocket handshake's headers.
+                    status = .badRequest
+                    headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+                    body = Array("not a WebSocket handshake\n".utf8)
+                }
+                if head.method == .HEAD { body = [] }
+                headers.add(name: "Content-Length", value: String(body.count))
+                try await outbound.write(.head(HTTPResponseHead(version: head.version, status: status, headers: headers)))
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
+                try await outbound.write(.end(nil))
+                return
+            }
+        }
+    }
+
+    static func request(_ head: HTTPRequestHead) -> WebGate.Request {
+        WebGate.Request(
+            method: head.method.rawValue, target: head.uri,
+            headers: Dictionary(head.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }))
+    }
+}
