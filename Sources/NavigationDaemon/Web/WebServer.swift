@@ -55,6 +55,9 @@ public final class WebServer: Service, Sendable {
                                 guard case .upgrade(let control, _) = gate.decide(WebServer.request(head)) else {
                                     throw SocketServerError("upgrade without a decision to upgrade")
                                 }
+                                // The guard reads HTTP; after the upgrade the bytes are WebSocket frames.
+                                let guardHandler = try channel.pipeline.syncOperations.handler(type: WebUpgradeGuard.self)
+                                channel.pipeline.syncOperations.removeHandler(guardHandler, promise: nil)
                                 try channel.pipeline.syncOperations.addHandler(WebSocketLineCodec(limit: limit))
                                 return .websocket(try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel), control: control)
                             }
@@ -66,8 +69,11 @@ public final class WebServer: Service, Sendable {
                                 return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                             }
                         })
-                    return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                    let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
                         configuration: .init(upgradeConfiguration: configuration))
+                    let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Connection>.self)
+                    try channel.pipeline.syncOperations.addHandler(WebUpgradeGuard(gate: gate), position: .before(upgradeHandler))
+                    return negotiated
                 }
             }
         logger.info("web listening", metadata: ["address": "\(web.listen)", "control": "\(gate.token != nil)"])
