@@ -101,6 +101,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            resources: [
+                .embedInCode("Web/Dashboard/index.html"), .embedInCode("Web/Dashboard/app.js"), .embedInCode("Web/Dashboard/style.css"),
             ]
         ),
         // The daemon; started under the name navctl it runs navctl's commands (one binary in the package).

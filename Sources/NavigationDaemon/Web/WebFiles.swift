@@ -1,10 +1,8 @@
-/// The dashboard's files, embedded in the binary (nothing fetched from elsewhere). A placeholder page until the
-/// dashboard lands (branch `web`, issue 25).
+/// The dashboard's files (Web/Dashboard), embedded in the binary: nothing is fetched from elsewhere.
 enum WebFiles {
     static let all: [String: (type: String, bytes: [UInt8])] = [
-        "/": ("text/html; charset=utf-8", Array("""
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>navd</title></head>
-            <body><p>navd's dashboard is being built; /ws speaks the socket protocol.</p></body></html>
-            """.utf8))
+        "/": ("text/html; charset=utf-8", PackageResources.index_html),
+        "/app.js": ("text/javascript; charset=utf-8", PackageResources.app_js),
+        "/style.css": ("text/css; charset=utf-8", PackageResources.style_css),
     ]
 }
