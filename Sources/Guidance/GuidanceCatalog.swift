@@ -106,16 +106,7 @@ public struct GuidanceCatalog: Sendable {
     /// The keys and units this file lacks, and its placeholders that differ from what each key takes.
     public var problems: [String] {
         var problems: [String] = []
-        for key in MessageKey.allCases {
-            guard let text = messages[key.rawValue] else {
-                problems.append("messages.\(key.rawValue) is missing")
-                continue
-            }
-            let found = Self.placeholders(in: text)
-            if found != key.placeholders {
-                problems.append("messages.\(key.rawValue) has placeholders \(found.sorted()), not \(key.placeholders.sorted())")
-            }
-        }
+        problems += Self.problems(in: messages, table: "messages", expected: MessageKey.allCases.map { ($0.rawValue, $0.placeholders) })
         for unit in UnitKey.allCases {
             guard let forms = units[unit.rawValue] else {
                 problems.append("units.\(unit.rawValue) is missing")
@@ -125,20 +116,26 @@ public struct GuidanceCatalog: Sendable {
                 problems.append("units.\(unit.rawValue) '\(form)' must have exactly the placeholder {n}")
             }
         }
-        for key in messages.keys where MessageKey(rawValue: key) == nil { problems.append("messages.\(key) is not a key navd uses") }
-        for key in InstructionKey.allCases {
-            guard let text = instructions[key.rawValue] else {
-                problems.append("instructions.\(key.rawValue) is missing")
+        problems += Self.problems(
+            in: instructions, table: "instructions", expected: InstructionKey.allCases.map { ($0.rawValue, $0.placeholders) })
+        if markers.count < 4 { problems.append("markers needs at least 4 words that this language's instructions use") }
+        if Self.placeholders(in: ordinals["other"] ?? "") != ["n"] { problems.append("ordinals.other must be a text with exactly the placeholder {n}") }
+        return problems
+    }
+
+    /// A table's missing keys, keys navd does not use, and texts whose placeholders differ from their key's.
+    static func problems(in table: [String: String], table name: String, expected: [(key: String, placeholders: Set<String>)]) -> [String] {
+        var problems: [String] = []
+        for (key, placeholders) in expected {
+            guard let text = table[key] else {
+                problems.append("\(name).\(key) is missing")
                 continue
             }
             let found = Self.placeholders(in: text)
-            if found != key.placeholders {
-                problems.append("instructions.\(key.rawValue) has placeholders \(found.sorted()), not \(key.placeholders.sorted())")
-            }
+            if found != placeholders { problems.append("\(name).\(key) has placeholders \(found.sorted()), not \(placeholders.sorted())") }
         }
-        for key in instructions.keys where InstructionKey(rawValue: key) == nil { problems.append("instructions.\(key) is not a key navd uses") }
-        if markers.count < 4 { problems.append("markers needs at least 4 words that this language's instructions use") }
-        if Self.placeholders(in: ordinals["other"] ?? "") != ["n"] { problems.append("ordinals.other must be a text with exactly the placeholder {n}") }
+        let known = Set(expected.map(\.key))
+        for key in table.keys.sorted() where !known.contains(key) { problems.append("\(name).\(key) is not a key navd uses") }
         return problems
     }
 

@@ -23,32 +23,31 @@ struct InstallTests {
         // The staged navd accepts the staged example configuration.
         let check = try ExternalProcess(stage + "/usr/local/bin/navd", ["check-config", stage + "/etc/navd/navd.toml"])
         #expect(check.waitForExit(timeout: 30) == 0, "check-config: \(check.output)")
-        // systemd-analyze verify, with ExecStart pointing at the staged binary.
-        let unit = try String(contentsOfFile: stage + "/etc/systemd/system/navd.service", encoding: .utf8)
-        let verifyPath = stage + "/navd.service"
-        try unit.replacingOccurrences(of: "/usr/local/bin/navd", with: stage + "/usr/local/bin/navd").write(
-            toFile: verifyPath, atomically: true, encoding: .utf8)
-        // verify also opens the unit's Documentation= (man:navd(8)): from the staged man pages.
-        let verify = try ExternalProcess("systemd-analyze", ["verify", verifyPath], environment: ["MANPATH": stage + "/usr/local/share/man"])
-        #expect(verify.waitForExit(timeout: 30) == 0, "systemd-analyze verify:\n\(verify.output)")
-        #expect(!verify.output.contains("Unknown"), "systemd-analyze warnings:\n\(verify.output)")
+        let unit = try Self.verifiedUnit("navd.service", binary: "navd", stage: stage)
         for line in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "User=navd", "SupplementaryGroups=dialout", "RuntimeDirectory=navd",
                      "StateDirectory=navd", "ConfigurationDirectory=navd", "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes",
                      "RestrictAddressFamilies=", "DevicePolicy=closed"] {
             #expect(unit.contains(line), "unit lacks \(line)")
         }
         // The voice client's unit, verified the same way (its Documentation= is navctl(1)).
-        let speakUnit = try String(contentsOfFile: stage + "/etc/systemd/system/navd-speak.service", encoding: .utf8)
-        let speakPath = stage + "/navd-speak.service"
-        try speakUnit.replacingOccurrences(of: "/usr/local/bin/navctl", with: stage + "/usr/local/bin/navctl").write(
-            toFile: speakPath, atomically: true, encoding: .utf8)
-        let verifySpeak = try ExternalProcess("systemd-analyze", ["verify", speakPath], environment: ["MANPATH": stage + "/usr/local/share/man"])
-        #expect(verifySpeak.waitForExit(timeout: 30) == 0, "systemd-analyze verify navd-speak:\n\(verifySpeak.output)")
-        #expect(!verifySpeak.output.contains("Unknown"), "systemd-analyze warnings:\n\(verifySpeak.output)")
+        let speakUnit = try Self.verifiedUnit("navd-speak.service", binary: "navctl", stage: stage)
         #expect(speakUnit.contains("navctl speak --socket /run/navd/navd.sock") && speakUnit.contains("SupplementaryGroups=audio"))
         let rules = try String(contentsOfFile: stage + "/etc/udev/rules.d/60-navd-gnss.rules", encoding: .utf8)
         let ruleLines = rules.split(separator: "\n").filter { $0.hasPrefix("ATTRS{idVendor}") }
         #expect(ruleLines.count >= 10)
         #expect(ruleLines.allSatisfy { $0.contains(#"SYMLINK+="navd-gps""#) && $0.contains(#"GROUP="dialout""#) && $0.contains(#"TAG+="systemd""#) && $0.contains("ID_MM_") })
+    }
+
+    /// The staged unit `name`'s text, after `systemd-analyze verify` passed on it without warnings, with ExecStart
+    /// pointing at the staged `binary`; verify also opens the unit's Documentation= (man pages): from the staged ones.
+    static func verifiedUnit(_ name: String, binary: String, stage: String) throws -> String {
+        let unit = try String(contentsOfFile: stage + "/etc/systemd/system/" + name, encoding: .utf8)
+        let verifyPath = stage + "/" + name
+        try unit.replacingOccurrences(of: "/usr/local/bin/" + binary, with: stage + "/usr/local/bin/" + binary).write(
+            toFile: verifyPath, atomically: true, encoding: .utf8)
+        let verify = try ExternalProcess("systemd-analyze", ["verify", verifyPath], environment: ["MANPATH": stage + "/usr/local/share/man"])
+        #expect(verify.waitForExit(timeout: 30) == 0, "systemd-analyze verify \(name):\n\(verify.output)")
+        #expect(!verify.output.contains("Unknown"), "systemd-analyze warnings:\n\(verify.output)")
+        return unit
     }
 }
