@@ -104,6 +104,7 @@ let package = Package(
             ],
             resources: [
                 .embedInCode("Web/Dashboard/index.html"), .embedInCode("Web/Dashboard/app.js"), .embedInCode("Web/Dashboard/style.css"),
+                .embedInCode("Web/Dashboard/icon.svg"),
             ]
         ),
         // The daemon; started under the name navctl it runs navctl's commands (one binary in the package).

@@ -179,6 +179,16 @@ public struct StatusCommand: NavigationCommand, Hashable {
     public init(fields: CommandFields) throws(ProtocolError) {}
 }
 
+/// `route`: the route navigated now, as the `route` event carried it, for a client that connects mid-trip (a
+/// dashboard drawing the route after a reload). Read only.
+public struct CurrentRouteCommand: NavigationCommand, Hashable {
+    public typealias Result = CurrentRouteReply
+    public static let type = "route"
+    public static let requiresControl = false
+    public init() {}
+    public init(fields: CommandFields) throws(ProtocolError) {}
+}
+
 /// `subscribe`: which event types this client receives (all by default).
 public struct SubscribeCommand: NavigationCommand, Hashable {
     public typealias Result = SubscribeReply

@@ -50,6 +50,24 @@ public struct ChooseRouteReply: Codable, Hashable, Sendable {
     }
 }
 
+/// `route`: the trip's route now; both absent (null) without a trip or before its first route.
+public struct CurrentRouteReply: Codable, Hashable, Sendable {
+    public var routeId: String?
+    /// The whole route (docs/route-format.md): geometry, steps, waypoints.
+    public var route: Route?
+    public init(routeId: String?, route: Route?) {
+        self.routeId = routeId
+        self.route = route
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        // Both keys always present: null says "no route" as plainly as a route says which.
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(routeId, forKey: .routeId)
+        try container.encode(route, forKey: .route)
+    }
+}
+
 /// `repeat`: what is said.
 public struct RepeatReply: Codable, Hashable, Sendable {
     public var text: String

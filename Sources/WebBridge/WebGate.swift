@@ -57,6 +57,9 @@ public struct WebGate: Sendable {
         guard request.method == "GET" || (request.method == "HEAD" && path != "/ws") else {
             return .refuse(status: 405, reason: "only GET is served")
         }
+        guard Self.hostAllowed(request.headers["host"], origins: origins) else {
+            return .refuse(status: 403, reason: "host \((request.headers["host"] ?? "").prefix(80)) is not an address of this computer nor named in [web] origins")
+        }
         guard path == "/ws" else {
             return files.contains(path) ? .file(path) : .refuse(status: 404, reason: "no such file")
         }
@@ -78,6 +81,30 @@ public struct WebGate: Sendable {
         return .upgrade(control: true, subprotocol: tokenProtocol)
     }
 
+    /// Whether the `Host` a request names is an address (IPv4, [IPv6]), `localhost`, or the host of an origin
+    /// `[web] origins` allows. Any other name is how DNS rebinding reaches a loopback listener: a page from
+    /// elsewhere whose name now resolves to 127.0.0.1 would otherwise pass as the page's own origin. A request
+    /// without `Host` is not from a browser.
+    static func hostAllowed(_ host: String?, origins: Set<String>) -> Bool {
+        guard let host = host?.lowercased(), !host.isEmpty else { return true }
+        let name: Substring
+        if host.hasPrefix("[") {
+            return host.contains("]")
+        } else if let colon = host.lastIndex(of: ":") {
+            name = host[..<colon]
+        } else {
+            name = host[...]
+        }
+        if name == "localhost" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) }) { return true }
+        return origins.contains { origin in
+            let afterScheme = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first ?? ""
+            let originHost = afterScheme.hasPrefix("[") ? afterScheme : (afterScheme.split(separator: ":").first ?? "")
+            return originHost.lowercased() == name
+        }
+    }
+
     /// Compares in time that depends on the length only, not on where the first difference is.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
@@ -86,6 +113,10 @@ public struct WebGate: Sendable {
         for index in x.indices { difference |= x[index] ^ y[index] }
         return difference == 0
     }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
 extension Substring {

@@ -7,9 +7,10 @@ import TestSupport
 /// protocol read only or with the token, refusals, and bad frames answered as on the socket.
 @Suite(.serialized)
 struct WebBridgeDaemonTests {
-    static func navd(port: Int, token: String) throws -> NavdInstance {
+    static func navd(port: Int, token: String, tokenFileMode: Int = 0o640) throws -> NavdInstance {
         let tokenPath = "/tmp/navd-web-token-\(UUID().uuidString.prefix(8))"
         try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenPath))
+        try FileManager.default.setAttributes([.posixPermissions: tokenFileMode], ofItemAtPath: tokenPath)
         return try NavdInstance(
             sections: """
                 [gnss]
@@ -65,6 +66,83 @@ struct WebBridgeDaemonTests {
         let overSocket = socket.waitFor(timeout: 5) { $0.type == "voice" }
         #expect(overWeb != nil && overWeb == overSocket, "web \(String(describing: overWeb)), socket \(String(describing: overSocket))")
         #expect(navd.process?.isRunning == true)
+    }
+
+    /// The socket's hostile-input cases (ProtocolTests.badLines), each as one text frame with control rights:
+    /// the same error codes, and the connection goes on serving; then a frame over the line limit is answered
+    /// `line_too_long` and closes that connection only.
+    @Test func theSocketsBadLinesGetTheSameErrorsOverWebSocket() throws {
+        let port = freePort()
+        let token = "t0ken-\(UUID().uuidString)"
+        let navd = try Self.navd(port: port, token: token)
+        try navd.start()
+        #expect(waitForTCPListener(port: port, timeout: 10))
+        let client = try WebSocketTestClient(port: port, headers: ["Authorization": "Bearer \(token)"])
+        #expect(client.waitFor(timeout: 5) { $0.type == "hello" }?["control"] == .bool(true))
+        for bad in ProtocolTests.badLines {
+            client.send(bad.line)
+            let error = client.waitFor(timeout: 5) { $0.type == "error" }
+            #expect(error?["code"]?.stringValue == bad.code, "\(bad.name): got \(String(describing: error))")
+        }
+        client.send(#"{"type":"route","id":"r"}"#)
+        let route = client.waitFor(timeout: 5) { $0.type == "reply" }
+        #expect(route?["result"] == .object(["routeId": .null, "route": .null]), "\(String(describing: route))")
+
+        let other = try WebSocketTestClient(port: port)
+        #expect(other.waitFor(timeout: 5) { $0.type == "hello" } != nil)
+        client.send([UInt8](repeating: UInt8(ascii: "x"), count: 200_000))
+        #expect(client.waitFor(timeout: 5) { $0.type == "error" }?["code"]?.stringValue == "line_too_long")
+        var closed = false
+        while let frame = client.nextFrame(timeout: 5) { if frame.opcode == 8 { closed = true; break } }
+        #expect(closed, "no close frame after the oversized frame")
+        other.send(#"{"type":"status","id":"s"}"#)
+        #expect(other.waitFor(timeout: 5) { $0.type == "reply" } != nil, "the other connection was not served")
+        #expect(navd.process?.isRunning == true)
+    }
+
+    /// A token file every user can read gives control to nobody: navd says why and serves read only.
+    @Test func aTokenFileEveryoneCanReadIsRefused() throws {
+        let port = freePort()
+        let token = "t0ken-\(UUID().uuidString)"
+        let navd = try Self.navd(port: port, token: token, tokenFileMode: 0o644)
+        try navd.start()
+        #expect(waitForTCPListener(port: port, timeout: 10))
+        #expect(try WebSocketTestClient(port: port, headers: ["Authorization": "Bearer \(token)"]).status == 401)
+        let reader = try WebSocketTestClient(port: port)
+        #expect(reader.waitFor(timeout: 5) { $0.type == "hello" }?["control"] == .bool(false))
+        #expect(navd.log.contains("web.token_file can be read or written by every user"), "\(navd.log.suffix(2000))")
+    }
+
+    /// `[socket] max_clients` counts both transports: one client too many over WebSocket is told so.
+    @Test func theClientLimitCountsWebSocketClientsToo() throws {
+        let port = freePort()
+        let navd = try NavdInstance(
+            sections: """
+                [gnss]
+                source = "simulate"
+                [gnss.simulate]
+                start = { lat = 60.165574, lon = 24.9406 }
+                [routing]
+                engine = "valhalla"
+                url = "\(try Engines.valhallaURL())"
+                [web]
+                listen = "127.0.0.1:\(port)"
+                """, extraSocket: "max_clients = 2")
+        try navd.start()
+        #expect(waitForTCPListener(port: port, timeout: 10))
+        let unix = try navd.connect()
+        #expect(unix.waitFor(timeout: 5) { $0.type == "hello" } != nil)
+        unix.drain(for: 0.5)  // the harness's readiness probe is gone by now
+        let web = try WebSocketTestClient(port: port)
+        #expect(web.waitFor(timeout: 5) { $0.type == "hello" } != nil, "\(navd.log.suffix(2000))")
+        let third = try WebSocketTestClient(port: port)
+        var frames: [(UInt8, String)] = []
+        while let frame = third.nextFrame(timeout: 5) {
+            frames.append((frame.opcode, String(decoding: frame.payload, as: UTF8.self)))
+            if frame.opcode == 8 { break }
+        }
+        #expect(frames.first?.1.contains(#""code":"too_many_clients""#) == true && frames.last?.0 == 8, "\(frames)\n\(navd.log.suffix(2000))")
+        #expect(web.waitFor(timeout: 5) { $0.type == "trip_state" } != nil, "the admitted client is still served")
     }
 
     @Test func thePageIsServedWithItsPolicyAndNothingElse() throws {

@@ -4,7 +4,7 @@ import NavigationCore
 
 /// A minimal WebSocket client over a TCP socket to 127.0.0.1, for tests: the handshake with chosen headers, masked
 /// frames out, frames in. Written here so that the tests see every byte navd sends.
-final class WebSocketTestClient {
+final class WebSocketTestClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
     /// The handshake's status line and headers.
@@ -122,5 +122,33 @@ final class WebSocketTestClient {
             if condition(value) { return value }
         }
         return nil
+    }
+}
+
+/// Reads a ``WebSocketTestClient`` on its own thread and keeps every text frame, so that a client that the
+/// test does not look at for a while is still a fast reader to navd.
+final class WebSocketRecorder: @unchecked Sendable {
+    private let client: WebSocketTestClient
+    private let lock = NSLock()
+    private var texts: [String] = []
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ client: WebSocketTestClient) {
+        self.client = client
+        Thread { [self] in
+            while !lock.withLock({ stopped }) {
+                guard let frame = client.nextFrame(timeout: 0.2) else { continue }
+                if frame.opcode == 1 { lock.withLock { texts.append(String(decoding: frame.payload, as: UTF8.self)) } }
+            }
+            done.signal()
+        }.start()
+    }
+
+    /// Stops reading; the text frames received until then.
+    func stop() -> [String] {
+        lock.withLock { stopped = true }
+        done.wait()
+        return lock.withLock { texts }
     }
 }

@@ -39,6 +39,20 @@ struct WebGateTests {
         #expect(Self.gate.decide(request) == decision)
     }
 
+    /// DNS rebinding: a page from elsewhere whose name now resolves to 127.0.0.1 names itself in `Host` and
+    /// `Origin` alike. Only addresses, localhost and the configured origins' hosts are this computer.
+    @Test(arguments: [
+        ("127.0.0.1:7070", true), ("[::1]:7070", true), ("localhost:7070", true), ("LOCALHOST", true), ("10.0.0.5", true),
+        ("headunit.local:7070", true), ("evil.example:7070", false), ("127.0.0.1.evil.example", false), ("1270.0.0.1:7070", false),
+        ("headunit.local.evil.example:7070", false),
+    ])
+    func onlyThisComputersNamesMayBeTheHost(host: String, allowed: Bool) {
+        let own = Self.request("/ws", Self.upgrade.merging(["Host": host, "Origin": "http://\(host)"]) { $1 })
+        #expect((Self.gate.decide(own) != .refuse(status: 403, reason: "host \(host) is not an address of this computer nor named in [web] origins")) == allowed)
+        let page = Self.gate.decide(Self.request("/", ["Host": host]))
+        #expect((page == .file("/")) == allowed, "\(page)")
+    }
+
     @Test func withoutATokenFileNobodyControls() {
         let gate = WebGate(token: nil, files: ["/"])
         #expect(gate.decide(Self.request("/ws", Self.upgrade.merging(["Authorization": "Bearer anything"]) { $1 })) == .refuse(status: 401, reason: "wrong token"))

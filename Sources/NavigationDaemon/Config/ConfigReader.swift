@@ -231,11 +231,18 @@ struct ConfigReader {
 
     private mutating func readWeb(_ value: JSONValue?, into web: inout NavdConfig.Web) {
         guard let table = section(value, "web") else { return }
-        reportUnknown(table, known: ["listen", "allow_remote", "origins", "token_file"], prefix: "web.")
+        reportUnknown(table, known: ["listen", "allow_remote", "origins", "token_file", "destinations"], prefix: "web.")
         string(table, "listen", section: "web", into: &web.listen)
         flag(table, "allow_remote", section: "web", into: &web.allowRemote)
         stringList(table, "origins", section: "web", into: &web.origins)
         string(table, "token_file", section: "web", into: &web.tokenFile)
+        if let list = table["destinations"] {
+            guard let entries = list.arrayValue else { return fail("web.destinations", "must be an array of tables ([[web.destinations]])") }
+            guard entries.count <= NavdConfig.Web.destinationsLimit else {
+                return fail("web.destinations", "has \(entries.count) entries; at most \(NavdConfig.Web.destinationsLimit)")
+            }
+            web.destinations = entries.enumerated().compactMap { index, entry in readDestination(entry, key: "web.destinations[\(index)]") }
+        }
         guard !web.listen.isEmpty else { return }
         if web.address == nil {
             fail("web.listen", "'\(web.listen.prefix(80))' is not host:port (e.g. \"127.0.0.1:7070\")")
@@ -245,6 +252,25 @@ struct ConfigReader {
         for origin in web.origins where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
             fail("web.origins", "'\(origin.prefix(80))' is not an origin (http://host:port)")
         }
+    }
+
+    /// One `[[web.destinations]]`: `name` (1 to 80 characters), `lat` and `lon` (degrees).
+    private mutating func readDestination(_ value: JSONValue, key: String) -> NavdConfig.Web.Destination? {
+        guard let table = section(value, key) else { return nil }
+        reportUnknown(table, known: ["name", "lat", "lon"], prefix: key + ".")
+        var destination = NavdConfig.Web.Destination(name: "", lat: .nan, lon: .nan)
+        string(table, "name", section: key, into: &destination.name)
+        number(table, "lat", section: key, range: -90...90, into: &destination.lat)
+        number(table, "lon", section: key, range: -180...180, into: &destination.lon)
+        guard (1...80).contains(destination.name.count) else {
+            fail("\(key).name", "required: 1 to 80 characters")
+            return nil
+        }
+        guard destination.lat.isFinite, destination.lon.isFinite else {
+            fail("\(key)", "needs lat and lon (degrees)")
+            return nil
+        }
+        return destination
     }
 
     private mutating func readFreeDrive(_ value: JSONValue?, into rules: inout FreeDriveRules) {

@@ -251,6 +251,18 @@ extension NavdConfig {
         public var origins: [String] = []
         /// A file holding the control token (readable by its group only); empty: nobody controls navd over the web.
         public var tokenFile = ""
+        /// Places the dashboard offers as destinations (`[[web.destinations]]`), served as `/destinations.json`.
+        public var destinations: [Destination] = []
+
+        /// A named place; degrees.
+        public struct Destination: Sendable, Equatable, Codable {
+            public var name: String
+            public var lat: Double
+            public var lon: Double
+        }
+
+        /// Most `[[web.destinations]]` entries.
+        public static let destinationsLimit = 100
 
         public init() {}
 

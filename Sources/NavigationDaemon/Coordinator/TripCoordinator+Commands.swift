@@ -127,6 +127,12 @@ extension TripCoordinator {
         return snapshot
     }
 
+    /// `route`: the route navigated now (none while a trip waits for its first route).
+    public func currentRoute() -> CurrentRouteReply {
+        guard let current = trip else { return CurrentRouteReply(routeId: nil, route: nil) }
+        return CurrentRouteReply(routeId: current.routeId, route: current.controller.route)
+    }
+
     /// One line for systemd's STATUS=.
     public var statusLine: String {
         if let state = trip?.state.navigating {

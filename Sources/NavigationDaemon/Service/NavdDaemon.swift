@@ -84,7 +84,7 @@ public enum NavdDaemon {
             logger: logger)
         var web: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if !config.web.listen.isEmpty {
-            web = [.init(service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all, logger: logger))]
+            web = [.init(service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), logger: logger))]
         }
         let reloader = ReloadService(
             configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, recording: recording,
@@ -174,6 +174,7 @@ final class ReloadService: Service, Sendable {
             needsRestart.append("socket path, mode, group and limits")
         }
         if config.journal != running.journal { needsRestart.append("[journal]") }
+        if config.web != running.web { needsRestart.append("[web]") }
         if config.routing.connectTimeout != running.routing.connectTimeout || config.routing.timeout != running.routing.timeout {
             needsRestart.append("routing timeouts")
         }
@@ -199,6 +200,15 @@ extension NavdDaemon {
         guard !web.tokenFile.isEmpty else { return nil }
         guard let data = FileManager.default.contents(atPath: web.tokenFile) else {
             logger.error("web.token_file cannot be read; the web listener is read only", metadata: ["path": "\(web.tokenFile)"])
+            return nil
+        }
+        // The token gives control of the vehicle's navigation: a file anyone can read gives it to everyone.
+        var status = stat()
+        if stat(web.tokenFile, &status) == 0, status.st_mode & 0o007 != 0 {
+            let mode = Int(status.st_mode & 0o7777)
+            logger.error(
+                "web.token_file can be read or written by every user (chmod 0640, owned by navd's group); the web listener is read only",
+                metadata: ["path": "\(web.tokenFile)", "mode": "\(String(mode, radix: 8))"])
             return nil
         }
         let token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""

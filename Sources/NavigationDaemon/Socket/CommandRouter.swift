@@ -103,6 +103,7 @@ public struct CommandRouter: Sendable {
             snapshot.control = context.client.mayControl
             return snapshot
         }
+        router.register(CurrentRouteCommand.self) { _, coordinator, _ in coordinator.currentRoute() }
         router.register(SubscribeCommand.self) { command, _, context in
             context.client.topics = command.topics
             return SubscribeReply(topics: EventType.allCases.filter(command.topics.contains))

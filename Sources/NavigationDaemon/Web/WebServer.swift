@@ -41,7 +41,9 @@ public final class WebServer: Service, Sendable {
             .bind(host: address.host, port: address.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
-                        maxFrameSize: max(limit, 1 << 14),
+                        // A frame over the line limit is refused from its header, before its payload is buffered;
+                        // the codec answers it as the socket answers a long line (line_too_long, then close).
+                        maxFrameSize: limit, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, head in
                             guard case .upgrade(_, let subprotocol) = gate.decide(WebServer.request(head)) else {
                                 return channel.eventLoop.makeSucceededFuture(nil)

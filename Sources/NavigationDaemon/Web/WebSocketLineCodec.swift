@@ -16,6 +16,8 @@ final class WebSocketLineCodec: ChannelDuplexHandler {
     /// Bytes: the socket's `max_line_length`.
     private let limit: Int
     private var closing = false
+    /// The code of the close frame navd sends when the session ends the connection.
+    private var closeCode = WebSocketErrorCode.normalClosure
 
     init(limit: Int) { self.limit = limit }
 
@@ -30,7 +32,9 @@ final class WebSocketLineCodec: ChannelDuplexHandler {
             let payload = Array(frame.unmaskedData.readableBytesView)
             switch WebFrame.line(frame.opcode == .text ? .text : .binary, payload, limit: limit) {
             case .success(let line): context.fireChannelRead(wrapInboundOut(.line(context.channel.allocator.buffer(bytes: line))))
-            case .failure(let error) where error.code == .lineTooLong: context.fireChannelRead(wrapInboundOut(.tooLong(payload.count)))
+            case .failure(let error) where error.code == .lineTooLong:
+                closeCode = .messageTooLarge
+                context.fireChannelRead(wrapInboundOut(.tooLong(payload.count)))
             case .failure(let error): context.fireChannelRead(wrapInboundOut(.refused(error)))
             }
         case .continuation:
@@ -47,6 +51,36 @@ final class WebSocketLineCodec: ChannelDuplexHandler {
             }
         default:
             break
+        }
+    }
+
+    /// The frame decoder's errors: a frame over the limit is the socket's long line (`line_too_long`, and the
+    /// session closes the connection); a broken frame closes the connection with WebSocket's protocol error.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? NIOWebSocketError else { return context.fireErrorCaught(error) }
+        switch error {
+        case .invalidFrameLength:
+            closeCode = .messageTooLarge
+            context.fireChannelRead(wrapInboundOut(.tooLong(limit + 1)))
+        case .fragmentedControlFrame, .multiByteControlFrameLength:
+            closeWithProtocolError(context: context)
+        }
+    }
+
+    private func closeWithProtocolError(context: ChannelHandlerContext) {
+        closeCode = .protocolError
+        close(context: context, mode: .all, promise: nil)
+    }
+
+    /// The session ends the connection (a line too long, a slow client, navd stopping) as it closes a socket
+    /// connection; a browser is told with a close frame first, so it sees why rather than a dropped connection.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard !closing, mode == .all else { return context.close(mode: mode, promise: promise) }
+        closing = true
+        var code = context.channel.allocator.buffer(capacity: 2)
+        code.write(webSocketErrorCode: closeCode)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: code))).whenComplete { _ in
+            context.close(mode: .all, promise: promise)
         }
     }
 

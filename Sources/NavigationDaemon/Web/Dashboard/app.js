@@ -1,74 +1,278 @@
 "use strict";
-// navd's reference dashboard: the socket protocol (docs/protocol.md) over WebSocket at /ws, hello first.
+// navd's reference dashboard. It speaks the socket protocol (docs/protocol.md) over WebSocket at /ws: hello
+// first, then events; `route` for the route when it connects mid-trip; control commands with the token.
 const $ = (id) => document.getElementById(id);
-const arrows = { left: "↰", right: "↱", "slight left": "↖", "slight right": "↗", "sharp left": "↰", "sharp right": "↱", straight: "↑", uturn: "↶" };
-let route = null, units = "metric", socket = null, retry = 500;
+const svgNS = "http://www.w3.org/2000/svg";
+const arrows = {
+  left: "↰", right: "↱", "slight left": "↖", "slight right": "↗", "sharp left": "↰", "sharp right": "↱",
+  straight: "↑", uturn: "↶",
+};
+const view = { route: null, routeId: null, units: "metric", control: false, car: null, stepIndex: 0, phase: "connecting", offBy: 0 };
+let socket = null, retry = 500, nextId = 1, openedOnce = false, failuresWithToken = 0;
 
+// Distances as navd's texts round them (docs/voice.md): 10 m steps, then 50 m, then km; feet or yards, then miles.
 function distance(m) {
   if (m == null || !isFinite(m)) return "–";
-  if (units === "metric") return m < 95 ? `${Math.max(10, Math.round(m / 10) * 10)} m` : m < 975 ? `${Math.round(m / 50) * 50} m` : `${(m / 1000).toFixed(m < 9950 ? 1 : 0)} km`;
+  if (view.units === "metric") {
+    if (m < 95) return `${Math.max(10, Math.round(m / 10) * 10)} m`;
+    if (m < 975) return `${Math.round(m / 50) * 50} m`;
+    return `${(m / 1000).toFixed(m < 9950 ? 1 : 0)} km`;
+  }
   const miles = m / 1609.344;
-  if (miles < 0.095) return units === "imperial_yards" ? `${Math.round(m / 0.9144 / 10) * 10} yd` : `${Math.max(50, Math.round(m / 0.3048 / 50) * 50)} ft`;
+  if (miles < 0.095) return view.units === "imperial_yards" ? `${Math.max(10, Math.round(m / 0.9144 / 10) * 10)} yd` : `${Math.max(50, Math.round(m / 0.3048 / 50) * 50)} ft`;
   return `${miles.toFixed(miles < 9.95 ? 1 : 0)} mi`;
 }
-function note(text) { const li = document.createElement("li"); li.textContent = text; $("recent").prepend(li); while ($("recent").children.length > 5) $("recent").lastChild.remove(); }
-function drawOverview(car) {
-  const svg = $("overview");
-  svg.replaceChildren();
-  if (!route || !route.geometry) return;
-  const coords = route.geometry.coordinates || route.geometry;
-  const lons = coords.map((c) => c[0]), lats = coords.map((c) => c[1]);
+
+function setPhase(phase) {
+  view.phase = phase;
+  document.body.dataset.phase = phase;
+  const texts = {
+    off_route: `OFF ROUTE by ${Math.round(view.offBy)} m`,
+    rerouting: `OFF ROUTE by ${Math.round(view.offBy)} m · rerouting…`,
+    arrived: "You have arrived",
+  };
+  $("state").textContent = texts[phase] || "";
+}
+
+function showMessage(text) { $("message").textContent = text; }
+
+// Prompts and announcements, newest first; a retracted prompt is removed.
+function addRecent(text, utteranceId) {
+  const item = document.createElement("li");
+  item.textContent = text;
+  if (utteranceId) item.dataset.utterance = utteranceId;
+  $("recent").prepend(item);
+  while ($("recent").children.length > 6) $("recent").lastChild.remove();
+}
+
+function svg(tag, attributes) {
+  const element = document.createElementNS(svgNS, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  return element;
+}
+
+// The route from its own geometry ([lon, lat] pairs), its waypoints and the vehicle: no map tiles.
+function drawOverview() {
+  const overview = $("overview");
+  overview.replaceChildren();
+  const coordinates = view.route ? view.route.geometry : [];
+  if (!coordinates || coordinates.length < 2) return;
+  const points = coordinates.concat(view.car ? [[view.car.lon, view.car.lat]] : []);
+  const lons = points.map((c) => c[0]), lats = points.map((c) => c[1]);
   const minX = Math.min(...lons), maxX = Math.max(...lons), minY = Math.min(...lats), maxY = Math.max(...lats);
-  const scale = Math.min(380 / ((maxX - minX) || 1e-6), 280 / ((maxY - minY) || 1e-6));
-  const xy = (lon, lat) => [10 + (lon - minX) * scale, 290 - (lat - minY) * scale];
-  const path = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-  path.setAttribute("class", "route");
-  path.setAttribute("points", coords.map((c) => xy(c[0], c[1]).join(",")).join(" "));
-  svg.append(path);
-  if (car) {
-    const [x, y] = xy(car.lon, car.lat);
-    const dot = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-    dot.setAttribute("class", "car"); dot.setAttribute("cx", x); dot.setAttribute("cy", y); dot.setAttribute("r", 7);
-    svg.append(dot);
+  const squeeze = Math.cos(((minY + maxY) / 2) * Math.PI / 180);
+  const scale = Math.min(380 / (((maxX - minX) * squeeze) || 1e-6), 280 / ((maxY - minY) || 1e-6));
+  const xy = (lon, lat) => [(10 + (lon - minX) * squeeze * scale).toFixed(1), (290 - (lat - minY) * scale).toFixed(1)];
+  overview.append(svg("polyline", { class: "route", points: coordinates.map((c) => xy(c[0], c[1]).join(",")).join(" "), "data-points": coordinates.length }));
+  for (const waypoint of (view.route.waypoints || []).slice(1)) {
+    const [x, y] = xy(waypoint.lon, waypoint.lat);
+    overview.append(svg("rect", { class: "waypoint", x: x - 7, y: y - 7, width: 14, height: 14 }));
+  }
+  if (view.car) {
+    const [x, y] = xy(view.car.lon, view.car.lat);
+    overview.append(svg("circle", { class: "car", cx: x, cy: y, r: 9 }));
   }
 }
+
+function nextBanner(stepIndex) {
+  const step = view.route && view.route.steps && view.route.steps[stepIndex + 1];
+  const banner = step && step.visualInstructions && step.visualInstructions[0];
+  return banner ? banner.primary.text : "";
+}
+
 function tripState(s) {
-  if (s.state !== "navigating") { if (s.state === "idle") $("road").textContent = s.roadName || "no trip"; return; }
+  if (s.state !== "navigating") {
+    if (view.phase !== "arrived") {
+      setPhase("idle");
+      $("arrow").textContent = "·";
+      $("distance").textContent = "–";
+      $("road").textContent = s.roadName || "no trip";
+      $("then").textContent = "";
+    }
+    showSpeed(s);
+    return;
+  }
+  if (s.routeId && s.routeId !== view.routeId && !view.pendingRoute) requestRoute();
+  view.stepIndex = s.stepIndex;
   const banner = s.visualInstruction && s.visualInstruction.primary;
-  $("arrow").textContent = banner ? (arrows[banner.maneuverModifier] || (banner.maneuverType === "arrive" ? "⚑" : "↑")) : "↑";
+  $("arrow").textContent = banner ? (banner.maneuverType === "arrive" ? "⚑" : arrows[banner.maneuverModifier] || "↑") : "↑";
   $("distance").textContent = distance(s.progress && s.progress.distanceToNextManeuver);
   $("road").textContent = banner ? banner.text : (s.roadName || "");
-  $("lanes").textContent = banner && banner.lanes ? banner.lanes.map((l) => (l.active ? "▲" : "△")).join(" ") : "";
-  $("then").textContent = s.visualInstruction && s.visualInstruction.secondary ? s.visualInstruction.secondary.text : "";
+  const lanes = s.visualInstruction && s.visualInstruction.sub ? s.visualInstruction.sub.lanes : [];
+  $("lanes").textContent = (lanes || []).map((lane) => (lane.active ? "▲" : "△")).join(" ");
+  const then = nextBanner(s.stepIndex);
+  $("then").textContent = then ? `then ${then}` : "";
   $("left").textContent = `${distance(s.progress && s.progress.distanceRemaining)} left`;
-  const eta = s.arrival && s.arrival.time; $("eta").textContent = eta ? `ETA ${eta.slice(11, 16)}` : "";
-  const speed = (s.rawLocation && s.rawLocation.speed) || 0;
-  $("current").textContent = units === "metric" ? `${Math.round(speed * 3.6)} km/h` : `${Math.round(speed * 2.23694)} mph`;
-  $("limit").textContent = s.speedLimit ? `limit ${s.speedLimit.value} ${s.speedLimit.unit}` : "";
-  const alert = s.speedAlert ? s.speedAlert.level : "none";
-  $("alert").className = alert; $("alert").textContent = alert === "none" ? "" : alert === "major" ? "OVER THE LIMIT" : "over the limit";
-  $("state").textContent = s.deviation && s.deviation.kind === "off_route" ? `OFF ROUTE by ${Math.round(s.deviation.distance)} m` : "";
-  drawOverview(s.snappedLocation || s.rawLocation);
+  const eta = s.arrival && s.arrival.time;
+  $("eta").textContent = eta ? `arrive ${new Date(eta).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}` : "";
+  const off = s.deviation && s.deviation.kind === "off_route";
+  if (off) {
+    view.offBy = s.deviation.distance;
+    if (view.phase !== "rerouting") setPhase("off_route");
+    else setPhase("rerouting");
+  } else if (view.phase !== "navigating") {
+    setPhase("navigating");
+  }
+  showSpeed(s);
+  view.car = s.snappedLocation || s.rawLocation;
+  drawOverview();
 }
-function handle(m) {
-  switch (m.type) {
-    case "hello": $("connection").textContent = `navd ${m.navd}${m.control ? " (control)" : ""}`; $("gnss").textContent = `GNSS ${m.state.gnss.status}`; if (m.state.voice) units = m.state.voice.units; if (m.state.tripState) tripState(m.state.tripState); break;
-    case "trip_state": tripState(m); break;
-    case "route": route = m.route; $("state").textContent = ""; note(`route (${m.reason}): ${distance(m.distance)}`); drawOverview(); break;
-    case "deviation": if (m.offRoute) $("state").textContent = `OFF ROUTE by ${Math.round(m.distance)} m`; else $("state").textContent = ""; break;
-    case "route_calculation": if (m.purpose === "reroute" && m.status === "started") $("state").textContent = "rerouting…"; break;
-    case "instruction_retracted": note(`${m.instructions.length} instruction(s) retracted (${m.reason})`); break;
-    case "arrived": $("arrow").textContent = "⚑"; $("distance").textContent = "arrived"; $("state").textContent = ""; note("arrived"); break;
-    case "gnss": $("gnss").textContent = `GNSS ${m.status}`; break;
-    case "voice": units = m.units; break;
-    case "announcement": note(m.text); break;
+
+function showSpeed(s) {
+  const alert = s.speedAlert;
+  const metresPerSecond = s.rawLocation && s.rawLocation.speed;
+  if (alert) $("current").textContent = `${Math.round(alert.speed)} ${alert.unit}`;
+  else if (metresPerSecond != null) $("current").textContent = view.units === "metric" ? `${Math.round(metresPerSecond * 3.6)} km/h` : `${Math.round(metresPerSecond * 2.23694)} mph`;
+  $("limit").textContent = s.speedLimit ? `limit ${s.speedLimit.value} ${s.speedLimit.unit}` : "";
+  const level = alert ? alert.level : "none";
+  $("alert").className = level;
+  $("alert").textContent = level === "none" ? "" : level === "major" ? "FAR OVER THE LIMIT" : "over the limit";
+}
+
+function requestRoute() {
+  view.pendingRoute = true;
+  send("route");
+}
+
+function hello(m) {
+  view.control = m.control;
+  $("connection").textContent = `navd ${m.navd}`;
+  $("rights").textContent = m.control ? "control" : "read only";
+  $("control").hidden = !m.control;
+  $("unlock").hidden = m.control;
+  $("gnss").textContent = `GNSS ${m.state.gnss.status}`;
+  if (m.state.voice) { view.units = m.state.voice.units; $("voice-mode").value = m.state.voice.mode; }
+  view.route = null; view.routeId = null; view.pendingRoute = false;
+  if (m.state.phase === "idle" || m.state.phase === "waiting_for_fix" || m.state.phase === "calculating") setPhase("idle");
+  if (m.state.routeId) requestRoute();
+  if (m.state.tripState) tripState(m.state.tripState);
+  drawOverview();
+}
+
+function reply(m) {
+  switch (m.command) {
+    case "route":
+      view.pendingRoute = false;
+      if (m.result.route) { view.route = m.result.route; view.routeId = m.result.routeId; }
+      drawOverview();
+      break;
+    case "navigate": showMessage("calculating the route…"); break;
+    case "cancel": showMessage(m.result.cancelledTrip ? "trip cancelled" : "no trip to cancel"); break;
+    case "repeat": showMessage(m.result.text); break;
+    case "voice": $("voice-mode").value = m.result.mode; showMessage(`voice: ${m.result.mode}`); break;
   }
 }
-function connect() {
-  socket = new WebSocket(`ws://${location.host}/ws`);
-  socket.onopen = () => { retry = 500; };
-  socket.onmessage = (e) => handle(JSON.parse(e.data));
-  socket.onclose = () => { $("connection").textContent = "navd: reconnecting…"; setTimeout(connect, retry); retry = Math.min(5000, retry * 2); };
+
+function handle(m) {
+  switch (m.type) {
+    case "hello": hello(m); break;
+    case "reply": reply(m); break;
+    case "error": showMessage(`${m.code}: ${m.message}`); if (m.id && String(m.id).startsWith("route-")) view.pendingRoute = false; break;
+    case "trip_state": tripState(m); break;
+    case "route":
+      view.route = m.route; view.routeId = m.routeId; view.pendingRoute = false;
+      if (view.phase === "off_route" || view.phase === "rerouting" || view.phase === "arrived" || view.phase === "idle") setPhase("navigating");
+      drawOverview();
+      break;
+    case "deviation":
+      if (m.offRoute) { view.offBy = m.distance; if (view.phase !== "rerouting") setPhase("off_route"); }
+      else if (view.phase === "off_route" || view.phase === "rerouting") setPhase("navigating");
+      break;
+    case "route_calculation":
+      if (m.purpose !== "reroute") break;
+      if (m.status === "in_progress" && (view.phase === "off_route" || view.phase === "rerouting")) setPhase("rerouting");
+      if ((m.status === "failed" || m.status === "cancelled") && view.phase === "rerouting") setPhase("off_route");
+      break;
+    case "instruction":
+      if (m.kind === "spoken") addRecent(m.instruction.text, m.instruction.utteranceId);
+      break;
+    case "instruction_retracted":
+      for (const item of m.instructions) {
+        if (item.utteranceId) for (const li of $("recent").querySelectorAll("li")) if (li.dataset.utterance === item.utteranceId) li.remove();
+        if (item.kind === "visual" && item.stepIndex === view.stepIndex) { $("road").textContent = ""; $("lanes").textContent = ""; $("then").textContent = ""; }
+      }
+      break;
+    case "arrived":
+      setPhase("arrived");
+      $("arrow").textContent = "⚑"; $("distance").textContent = "arrived"; $("then").textContent = ""; $("left").textContent = "";
+      $("eta").textContent = `${distance(m.distanceTravelled)} in ${Math.round(m.duration / 60)} min`;
+      break;
+    case "gnss": $("gnss").textContent = `GNSS ${m.status}`; break;
+    case "voice": view.units = m.units; $("voice-mode").value = m.mode; break;
+    case "announcement": addRecent(m.text); break;
+  }
 }
-$("theme").onclick = () => { const night = document.body.classList.toggle("night"); document.body.classList.toggle("day", !night); $("theme").textContent = night ? "day" : "night"; };
+
+function send(command, fields) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) { showMessage("not connected to navd"); return; }
+  socket.send(JSON.stringify({ type: command, id: `${command}-${nextId++}`, ...fields }));
+}
+
+// The token comes once in the address (#token=…), is kept for this tab only and taken out of the address.
+function token() {
+  const match = location.hash.match(/token=([^&]+)/);
+  if (match) {
+    sessionStorage.setItem("navd-token", decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname);
+  }
+  return sessionStorage.getItem("navd-token");
+}
+
+function connect() {
+  const secret = token();
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = secret ? new WebSocket(`${scheme}://${location.host}/ws`, [`navd-token.${secret}`]) : new WebSocket(`${scheme}://${location.host}/ws`);
+  let opened = false;
+  socket.onopen = () => { opened = true; openedOnce = true; retry = 500; failuresWithToken = 0; };
+  socket.onmessage = (event) => handle(JSON.parse(event.data));
+  socket.onclose = () => {
+    $("connection").textContent = "navd: reconnecting…";
+    // A token navd refuses (401) fails the handshake every time: after three, carry on read only.
+    if (!opened && secret && ++failuresWithToken >= 3) {
+      sessionStorage.removeItem("navd-token");
+      failuresWithToken = 0;
+      showMessage("the control token was refused: read only");
+    }
+    setTimeout(connect, retry);
+    retry = Math.min(5000, retry * 2);
+  };
+}
+
+function navigateTo(lat, lon) { send("navigate", { waypoints: [{ lat, lon }] }); }
+
+$("go-place").onclick = () => {
+  const choice = $("places").selectedOptions[0];
+  if (choice) navigateTo(Number(choice.dataset.lat), Number(choice.dataset.lon));
+};
+$("go-coordinates").onclick = () => {
+  const parts = $("coordinates").value.split(",").map((part) => Number(part.trim()));
+  if (parts.length !== 2 || parts.some((n) => !isFinite(n)) || Math.abs(parts[0]) > 90 || Math.abs(parts[1]) > 180) {
+    showMessage("enter the destination as lat, lon in degrees (60.1699, 24.9384)");
+    return;
+  }
+  navigateTo(parts[0], parts[1]);
+};
+$("cancel").onclick = () => send("cancel");
+$("repeat").onclick = () => send("repeat");
+$("voice-mode").onchange = () => send("voice", { mode: $("voice-mode").value });
+$("use-token").onclick = () => {
+  sessionStorage.setItem("navd-token", $("token").value.trim());
+  $("token").value = "";
+  if (socket) socket.close();
+};
+$("theme").onclick = () => {
+  const night = document.body.classList.toggle("night");
+  document.body.classList.toggle("day", !night);
+  $("theme").textContent = night ? "day" : "night";
+};
+
+fetch("/destinations.json").then((answer) => answer.json()).then((list) => {
+  for (const place of list.destinations) {
+    const option = document.createElement("option");
+    option.textContent = place.name;
+    option.dataset.lat = place.lat;
+    option.dataset.lon = place.lon;
+    $("places").append(option);
+  }
+});
 connect();
