@@ -94,8 +94,19 @@ struct DashboardBrowserTests {
         let newPoints = reroute["route"]?["geometry"]?.arrayValue?.count ?? 0
         #expect(try browser.waitUntil(
             "document.body.dataset.phase === 'navigating' && document.querySelector('#overview polyline')?.dataset.points === '\(newPoints)'", timeout: 5))
-        let retracted = socket.received.filter { $0.type == "instruction_retracted" }
-            .flatMap { $0["instructions"]?.arrayValue ?? [] }.compactMap { $0["utteranceId"]?.stringValue }
+        // Every prompt of the old route from the first retracted step on: the retracted one and any earlier
+        // prompt for the same maneuver ("In 200 meters, ..."), which the driver must not read any more.
+        let retractions = socket.received.filter { $0.type == "instruction_retracted" }
+        #expect(!retractions.isEmpty, "the missed turn retracted nothing")
+        var retracted: Set<String> = []
+        for retraction in retractions {
+            let firstStep = (retraction["instructions"]?.arrayValue ?? []).compactMap { $0["stepIndex"]?.intValue }.min() ?? .max
+            let oldRoute = retraction["routeId"]?.stringValue
+            for prompt in socket.received where prompt.type == "instruction" && prompt["kind"]?.stringValue == "spoken"
+                && prompt["routeId"]?.stringValue == oldRoute && (prompt["stepIndex"]?.intValue ?? -1) >= firstStep {
+                if let id = prompt["instruction"]?["utteranceId"]?.stringValue { retracted.insert(id) }
+            }
+        }
         #expect(!retracted.isEmpty, "the missed turn retracted no prompt")
         let shown = try browser.evaluate("[...document.querySelectorAll('#recent li')].map(li => li.dataset.utterance || '')").arrayValue?.compactMap(\.stringValue) ?? []
         #expect(Set(shown).isDisjoint(with: retracted), "retracted prompts still shown: \(Set(shown).intersection(retracted))")

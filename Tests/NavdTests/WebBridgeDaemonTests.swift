@@ -7,7 +7,7 @@ import TestSupport
 /// protocol read only or with the token, refusals, and bad frames answered as on the socket.
 @Suite(.serialized)
 struct WebBridgeDaemonTests {
-    static func navd(port: Int, token: String, tokenFileMode: Int = 0o640) throws -> NavdInstance {
+    static func navd(port: Int, token: String, tokenFileMode: Int = 0o640, rate: Double = 1, extraSocket: String = "") throws -> NavdInstance {
         let tokenPath = "/tmp/navd-web-token-\(UUID().uuidString.prefix(8))"
         try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenPath))
         try FileManager.default.setAttributes([.posixPermissions: tokenFileMode], ofItemAtPath: tokenPath)
@@ -18,13 +18,38 @@ struct WebBridgeDaemonTests {
                 [gnss.simulate]
                 start = { lat = 60.165574, lon = 24.9406 }
                 speed = 1
+                rate = \(rate)
                 [routing]
                 engine = "valhalla"
                 url = "\(try Engines.valhallaURL())"
                 [web]
                 listen = "127.0.0.1:\(port)"
                 token_file = "\(tokenPath)"
-                """)
+                """, extraSocket: extraSocket)
+    }
+
+    /// A browser that floods commands and never reads is cut off as a slow client, as on the socket; a Unix-socket
+    /// reader of the same navd goes on getting its states.
+    @Test func aWebSocketClientThatNeverReadsIsCutOffAsTooSlow() throws {
+        let port = freePort()
+        let navd = try Self.navd(port: port, token: "t0ken-\(UUID().uuidString)", rate: 10, extraSocket: "client_queue_limit = 64")
+        try navd.start()
+        #expect(waitForTCPListener(port: port, timeout: 10))
+        let reader = try navd.connect()
+        let flooder = try WebSocketTestClient(port: port)
+        let sending = Thread {
+            for i in 0..<20_000 { flooder.send(#"{"type":"status","id":"f\#(i)"}"#) }
+        }
+        sending.start()
+        var states = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < 4 {
+            while let message = reader.next(timeout: 0.01) { if message.type == "trip_state" { states += 1 } }
+        }
+        #expect(states >= 25, "the Unix-socket reader got \(states) states in 4 s")
+        #expect(flooder.waitFor(timeout: 20) { $0.type == "error" && $0["code"]?.stringValue == "slow_client" } != nil, "the flooder was never cut off")
+        #expect(navd.log.contains("client too slow"))
+        #expect(reader.command(#"{"type":"status","id":"ok"}"#, id: "ok")?.type == "reply")
     }
 
     @Test func theSocketProtocolOverWebSocketWithItsRightsAndRefusals() throws {

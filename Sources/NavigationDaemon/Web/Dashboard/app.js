@@ -36,11 +36,12 @@ function setPhase(phase) {
 
 function showMessage(text) { $("message").textContent = text; }
 
-// Prompts and announcements, newest first; a retracted prompt is removed.
-function addRecent(text, utteranceId) {
+// Prompts and announcements, newest first. A prompt keeps its route and step: when navd retracts a maneuver's
+// prompt, every prompt of that route from that step on goes (an earlier "In 200 m" of the same maneuver too).
+function addRecent(text, prompt) {
   const item = document.createElement("li");
   item.textContent = text;
-  if (utteranceId) item.dataset.utterance = utteranceId;
+  if (prompt) { item.dataset.utterance = prompt.utteranceId; item.dataset.route = prompt.routeId; item.dataset.step = prompt.stepIndex; }
   $("recent").prepend(item);
   while ($("recent").children.length > 6) $("recent").lastChild.remove();
 }
@@ -104,7 +105,7 @@ function tripState(s) {
   $("then").textContent = then ? `then ${then}` : "";
   $("left").textContent = `${distance(s.progress && s.progress.distanceRemaining)} left`;
   const eta = s.arrival && s.arrival.time;
-  $("eta").textContent = eta ? `arrive ${new Date(eta).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}` : "";
+  $("eta").textContent = eta ? `arrive ${new Date(eta).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })}` : "";
   const off = s.deviation && s.deviation.kind === "off_route";
   if (off) {
     view.offBy = s.deviation.distance;
@@ -114,7 +115,8 @@ function tripState(s) {
     setPhase("navigating");
   }
   showSpeed(s);
-  view.car = s.snappedLocation || s.rawLocation;
+  // Off the route, the fix itself: the snapped position would put the vehicle back on the road it left.
+  view.car = off ? s.rawLocation : (s.snappedLocation || s.rawLocation);
   drawOverview();
 }
 
@@ -184,14 +186,18 @@ function handle(m) {
       if ((m.status === "failed" || m.status === "cancelled") && view.phase === "rerouting") setPhase("off_route");
       break;
     case "instruction":
-      if (m.kind === "spoken") addRecent(m.instruction.text, m.instruction.utteranceId);
+      if (m.kind === "spoken") addRecent(m.instruction.text, { utteranceId: m.instruction.utteranceId, routeId: m.routeId, stepIndex: m.stepIndex });
       break;
-    case "instruction_retracted":
-      for (const item of m.instructions) {
-        if (item.utteranceId) for (const li of $("recent").querySelectorAll("li")) if (li.dataset.utterance === item.utteranceId) li.remove();
-        if (item.kind === "visual" && item.stepIndex === view.stepIndex) { $("road").textContent = ""; $("lanes").textContent = ""; $("then").textContent = ""; }
+    case "instruction_retracted": {
+      const from = Math.min(...m.instructions.map((item) => item.stepIndex));
+      for (const li of $("recent").querySelectorAll("li")) {
+        if (li.dataset.route === m.routeId && Number(li.dataset.step) >= from) li.remove();
+      }
+      if (m.instructions.some((item) => item.kind === "visual" && item.stepIndex === view.stepIndex)) {
+        $("road").textContent = ""; $("lanes").textContent = ""; $("then").textContent = "";
       }
       break;
+    }
     case "arrived":
       setPhase("arrived");
       $("arrow").textContent = "⚑"; $("distance").textContent = "arrived"; $("then").textContent = ""; $("left").textContent = "";
