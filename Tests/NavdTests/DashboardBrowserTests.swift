@@ -10,7 +10,7 @@ import TestSupport
 /// Unix-socket client of the same navd receive the same messages.
 @Suite(.serialized)
 struct DashboardBrowserTests {
-    /// The page's colours (style.css): the route, the vehicle, the off-route band, the arrival band.
+    /// The page's colours (style.css): the route, the vehicle, the off-route band, the arrival band (day theme).
     static let colours = ["route": "2e86de", "car": "e67e22", "alarm": "c0392b", "arrived": "1e8449"]
 
     @Test func theDashboardFollowsAMissedTurnAndIsControlledFromThePage() throws {
@@ -123,6 +123,12 @@ struct DashboardBrowserTests {
         let arrivedTexts = (try browser.text("#distance"), try browser.text("#state"))
         #expect(arrivedTexts == ("arrived", "You have arrived"), "\(arrivedTexts)")
         let arrived = try browser.screenshot("\(shots)/4-arrived.png", boxes: ["#state"])
+
+        // Night: the driver's choice of theme darkens the page and is kept across a reload.
+        try browser.click("#theme")
+        _ = try browser.call("Page.reload")
+        #expect(try browser.waitUntil("document.body.classList.contains('night') && document.getElementById('rights').textContent !== ''", timeout: 10))
+        let night = try browser.screenshot("\(shots)/5-night.png", boxes: ["header"])
         #expect(browser.consoleErrors.isEmpty, "\(browser.consoleErrors)")
 
         // The pixels: the route and the vehicle drawn, the off-route band red exactly while off route, green on arrival.
@@ -135,6 +141,8 @@ struct DashboardBrowserTests {
         #expect(reroutedColours["#state"]!["alarm"]! < 0.01 && reroutedColours["#overview"]!["route"]! > 0.003, "\(reroutedColours)")
         let arrivedColours = try HeadlessBrowser.colours(arrived, Self.colours)
         #expect(arrivedColours["#state"]!["arrived"]! > 0.3, "\(arrivedColours)")
+        let nightColours = try HeadlessBrowser.colours(night, ["night": "0c0f14", "day": "f4f4f0"])
+        #expect(nightColours["header"]!["night"]! > 0.5 && nightColours["header"]!["day"]! < 0.01, "\(nightColours)")
 
         // The WebSocket client got what the Unix-socket client got: every event both read is the same line, and
         // each saw every event but the trip_states navd may replace for a client that reads late (docs/protocol.md).

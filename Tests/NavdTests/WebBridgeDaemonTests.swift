@@ -83,6 +83,8 @@ struct WebBridgeDaemonTests {
 
         // With the token: control; a Unix-socket client of the same navd sees the same event.
         let socket = try navd.connect()
+        // Events reach a client from its hello on: before it, navd may not have taken the connection in yet.
+        #expect(socket.waitFor(timeout: 5) { $0.type == "hello" } != nil)
         let controller = try WebSocketTestClient(port: port, headers: ["Origin": origin, "Sec-WebSocket-Protocol": "navd-token.\(token)"])
         #expect(controller.status == 101 && controller.responseHead.contains("navd-token.\(token)"))
         controller.send(#"{"type":"voice","id":3,"mode":"alerts_only"}"#)

@@ -266,10 +266,20 @@ $("use-token").onclick = () => {
   $("token").value = "";
   if (socket) socket.close();
 };
-$("theme").onclick = () => {
-  const night = document.body.classList.toggle("night");
+// The theme follows the system's (a head unit switches it at dusk) until the driver picks one, which is kept.
+function applyTheme(night) {
+  document.body.classList.toggle("night", night);
   document.body.classList.toggle("day", !night);
   $("theme").textContent = night ? "day" : "night";
+}
+const systemNight = window.matchMedia("(prefers-color-scheme: dark)");
+const chosenTheme = () => localStorage.getItem("navd-theme");
+applyTheme(chosenTheme() ? chosenTheme() === "night" : systemNight.matches);
+systemNight.addEventListener("change", (event) => { if (!chosenTheme()) applyTheme(event.matches); });
+$("theme").onclick = () => {
+  const night = !document.body.classList.contains("night");
+  localStorage.setItem("navd-theme", night ? "night" : "day");
+  applyTheme(night);
 };
 
 fetch("/destinations.json").then((answer) => answer.json()).then((list) => {
