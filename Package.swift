@@ -213,6 +213,7 @@ let package = Package(
             name: "NavdTests",
             dependencies: [
                 "navd", "navctl", "NavdClient", "NavigationCore", "NMEA", "NavigationProtocol", "RoadAhead", "RouteAdapters", "RouteClient", "TestSupport",
+                "Guidance",
             ],
             // Tools the tests run (slowfs.py: slow storage through FUSE), read by path.
             exclude: ["Fixtures"]

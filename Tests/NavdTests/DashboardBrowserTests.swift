@@ -1,4 +1,5 @@
 import Foundation
+import Guidance
 import NavigationCore
 import Testing
 import TestSupport
@@ -53,6 +54,16 @@ struct DashboardBrowserTests {
         // The token gave the page control; the destination list comes from the config.
         #expect(try browser.waitUntil("document.getElementById('rights').textContent === 'control' && document.getElementById('places').options.length === 1", timeout: 10))
         #expect(try browser.evaluate("location.hash") == .string(""), "the token stays in the address bar")
+
+        // The page writes distances as navd does (one rounding for texts, prompts, navctl and the page).
+        let distances = [0, 4, 5, 14, 15, 94.9, 95, 124, 125, 974, 975, 1049, 1050, 1149, 1150, 1250, 9949, 9950, 10_499, 10_500, 12_345.6,
+                         152, 153, 160.9, 161, 1609.344, 16_000, 16_093, 16_094, 160_934]
+        for units in UnitSystem.allCases {
+            let list = distances.map { String($0) }.joined(separator: ",")
+            let page = try browser.evaluate("[\(list)].map(m => distance(m, '\(units.rawValue)'))").arrayValue?.compactMap(\.stringValue) ?? []
+            let navd = distances.map { DistanceFormatter(units: units).abbreviated($0) }
+            #expect(page == navd, "\(units): page \(page), navd \(navd)")
+        }
         try browser.click("#go-place")
         let initial = try #require(socket.waitFor(timeout: 30) { $0.type == "route" }, "the page's Go sent no navigate:\n\(navd.log.suffix(2000))")
         #expect(abs((initial["route"]?["waypoints"]?.arrayValue?.last?["lat"]?.doubleValue ?? 0) - 60.177) < 0.001, "not the configured place")

@@ -10,17 +10,28 @@ const arrows = {
 const view = { route: null, routeId: null, units: "metric", control: false, car: null, stepIndex: 0, phase: "connecting", offBy: 0 };
 let socket = null, retry = 500, nextId = 1, openedOnce = false, failuresWithToken = 0;
 
-// Distances as navd's texts round them (docs/voice.md): 10 m steps, then 50 m, then km; feet or yards, then miles.
-function distance(m) {
+// Distances exactly as navd writes them for a screen (Guidance's DistanceFormatter.abbreviated, which the
+// browser test checks this against): 10 m steps, then 50 m, then tenths of a km, whole km from 10 km; feet (or
+// yards) below a tenth of a mile, then tenths of a mile, whole miles from 10; a whole amount written whole.
+function distance(m, units = view.units) {
   if (m == null || !isFinite(m)) return "–";
-  if (view.units === "metric") {
+  m = Math.max(0, m);
+  const written = (amount) => {
+    const tenths = Math.round(amount * 10);
+    return tenths % 10 === 0 ? String(Math.round(amount)) : `${Math.trunc(tenths / 10)}.${tenths % 10}`;
+  };
+  if (units === "metric") {
     if (m < 95) return `${Math.max(10, Math.round(m / 10) * 10)} m`;
-    if (m < 975) return `${Math.round(m / 50) * 50} m`;
-    return `${(m / 1000).toFixed(m < 9950 ? 1 : 0)} km`;
+    if (m < 975) return `${Math.max(100, Math.round(m / 50) * 50)} m`;
+    if (m < 9950) return `${written(Math.round(m / 100) / 10)} km`;
+    return `${Math.round(m / 1000)} km`;
   }
   const miles = m / 1609.344;
-  if (miles < 0.095) return view.units === "imperial_yards" ? `${Math.max(10, Math.round(m / 0.9144 / 10) * 10)} yd` : `${Math.max(50, Math.round(m / 0.3048 / 50) * 50)} ft`;
-  return `${miles.toFixed(miles < 9.95 ? 1 : 0)} mi`;
+  if (miles < 0.095) {
+    return units === "imperial_yards" ? `${Math.max(10, Math.round(m / 0.9144 / 10) * 10)} yd` : `${Math.max(50, Math.round(m / 0.3048 / 50) * 50)} ft`;
+  }
+  if (miles < 9.95) return `${written(Math.max(0.1, Math.round(miles * 10) / 10))} mi`;
+  return `${Math.round(miles)} mi`;
 }
 
 function setPhase(phase) {
