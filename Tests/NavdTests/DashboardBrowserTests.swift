@@ -174,4 +174,41 @@ struct DashboardBrowserTests {
         #expect(others(web) == others(unix), "events one client saw and the other did not: \(others(web).symmetricDifference(others(unix)).sorted())")
         #expect(navd.process?.isRunning == true)
     }
+
+    /// The rest of the page's control and its reconnect: a destination typed as coordinates (a bad one refused by
+    /// the page with its reason), cancel, and navd restarted under the open page, which comes back by itself.
+    @Test func coordinatesCancelAndARestartOfNavd() throws {
+        let port = freePort()
+        let token = "dashboard-\(UUID().uuidString)"
+        let navd = try WebBridgeDaemonTests.navd(port: port, token: token)
+        try navd.start()
+        try #require(waitForTCPListener(port: port, timeout: 10))
+        let socket = try navd.connect()
+        #expect(socket.waitFor(timeout: 5) { $0.type == "hello" } != nil)
+        let browser = try HeadlessBrowser(url: "http://127.0.0.1:\(port)/#token=\(token)")
+        #expect(try browser.waitUntil("document.getElementById('rights').textContent === 'control'", timeout: 10))
+
+        _ = try browser.evaluate("document.getElementById('coordinates').value = '95, 24.9'")
+        try browser.click("#go-coordinates")
+        #expect(try browser.text("#message").hasPrefix("enter the destination as lat, lon"))
+        _ = try browser.evaluate("document.getElementById('coordinates').value = '60.1770, 24.9480'")
+        try browser.click("#go-coordinates")
+        let route = try #require(socket.waitFor(timeout: 30) { $0.type == "route" }, "the typed destination sent no navigate")
+        #expect(abs((route["route"]?["waypoints"]?.arrayValue?.last?["lon"]?.doubleValue ?? 0) - 24.948) < 0.001)
+        #expect(try browser.waitUntil("document.body.dataset.phase === 'navigating'", timeout: 10))
+        try browser.click("#cancel")
+        #expect(socket.waitFor(timeout: 10) { $0.type == "instruction_retracted" && $0["reason"]?.stringValue == "cancel" } != nil)
+        #expect(try browser.waitUntil("document.getElementById('message').textContent === 'trip cancelled'", timeout: 5))
+
+        // navd stops: the page says so; navd is back: the page reconnects with its token and resumes from hello.
+        navd.process?.stop()
+        #expect(try browser.waitUntil("document.getElementById('connection').textContent === 'navd: reconnecting…'", timeout: 10))
+        try navd.start()
+        #expect(try browser.waitUntil(
+            "document.getElementById('connection').textContent.startsWith('navd 0') && document.getElementById('rights').textContent === 'control'",
+            timeout: 15))
+        // The failed reconnects while navd was down are the browser's own reports; the page itself raised nothing.
+        #expect(!browser.consoleErrors.contains { $0.hasPrefix("exception") || $0.hasPrefix("console.") }, "\(browser.consoleErrors)")
+    }
+
 }
