@@ -154,17 +154,19 @@ struct ClientFaultTests {
             client.received.filter { $0.type == "instruction" && ($0["seq"]?.doubleValue ?? 0) <= lastSeen }.map { "\($0["seq"] ?? .null)" }
         }
         #expect(!instructions[0].isEmpty, "no instruction in 20 s of driving")
+        var missed = 0
         for (index, client) in steady.enumerated() {
             #expect(instructions[index] == instructions[0], "steady client \(index) saw other instructions")
             let seqs = client.received.compactMap { $0["seq"]?.doubleValue }.map(Int.init)
             let gaps = zip(seqs, seqs.dropFirst()).filter { $1 != $0 + 1 }
+            missed += gaps.map { $1 - $0 - 1 }.reduce(0, +)
             #expect(gaps.isEmpty, "steady client \(index) missed events: \(gaps.prefix(5))")
             #expect(!client.closedByServer)
         }
         let states = steady[0].received.filter { $0.type == "trip_state" }.count
         print(
             "client fault churn: \(churn.connections.load(ordering: .relaxed)) connections (\(churn.greeted.load(ordering: .relaxed)) greeted) in 20 s; "
-                + "steady clients got \(states) states and \(instructions[0].count) instructions each, no gaps; "
+                + "steady clients got \(states) states and \(instructions[0].count) instructions each, \(missed) events missed; "
                 + "navd RSS \(rssBefore / 1024) -> \(rssAfter / 1024) KB")
         #expect(churn.connections.load(ordering: .relaxed) > 1000, "the churn did not churn")
         #expect(states >= 150, "fewer states than 10 Hz for 20 s: \(states)")

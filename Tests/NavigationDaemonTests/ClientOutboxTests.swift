@@ -18,26 +18,51 @@ import Testing
         }
     }
 
-    /// Behind (four messages waiting), a client gets the newest trip_state in place of a queued one; instructions
-    /// are kept.
-    @Test func aClientBehindGetsTheNewestTripStateButEveryInstruction() async {
+    /// A client whose socket is full gets the newest trip_state in place of the queued one; instructions are
+    /// kept.
+    @Test func aClientWhoseSocketIsFullGetsTheNewestTripStateButEveryInstruction() async {
         let outbox = ClientOutbox(limit: 100)
+        outbox.markSocketFull()
         for n in 1...6 { outbox.enqueue(Self.event(.tripState, n)) }
         outbox.enqueue(Self.event(.instruction, 7))
         outbox.enqueue(Self.event(.tripState, 8))
         outbox.enqueue(Self.event(.instruction, 9))
         let delivered = Self.lines(outbox.take())
-        #expect(delivered.map { $0["seq"]!.doubleValue! } == [1, 2, 3, 7, 8, 9])
-        #expect(outbox.droppedCount == 3)
+        #expect(delivered.map { $0["seq"]!.doubleValue! } == [7, 8, 9])
+        #expect(outbox.droppedCount == 6)
     }
 
-    /// A client that keeps up gets two trip_states published back to back (a tick's and a fix's) without a gap.
-    @Test func aClientKeepingUpGetsEveryTripState() async {
+    /// Taking (the socket had room again) ends the full socket: what comes next is kept.
+    @Test func aSocketThatDrainedIsNoLongerBehind() async {
         let outbox = ClientOutbox(limit: 100)
+        outbox.markSocketFull()
         outbox.enqueue(Self.event(.tripState, 1))
+        #expect(Self.lines(outbox.take()).count == 1)
         outbox.enqueue(Self.event(.tripState, 2))
-        #expect(Self.lines(outbox.take()).map { $0["seq"]!.doubleValue! } == [1, 2])
+        outbox.enqueue(Self.event(.tripState, 3))
+        #expect(Self.lines(outbox.take()).map { $0["seq"]!.doubleValue! } == [2, 3])
         #expect(outbox.droppedCount == 0)
+    }
+
+    /// A client that reads gets every event even when navd's writer is late and a burst waits for it (a reroute
+    /// publishes several events at once, and a busy event loop drains later): two trip_states published back to
+    /// back, or six, all arrive.
+    @Test(arguments: [2, 6, 24])
+    func aClientThatReadsGetsEveryTripStateOfABurst(count: Int) async {
+        let outbox = ClientOutbox(limit: 100)
+        for n in 1...count { outbox.enqueue(Self.event(n % 3 == 0 ? .instruction : .tripState, n)) }
+        #expect(Self.lines(outbox.take()).map { $0["seq"]!.doubleValue! } == (1...count).map(Double.init))
+        #expect(outbox.droppedCount == 0)
+    }
+
+    /// Far behind (a quarter of the limit waiting, whatever the cause), trip_states are replaced even with room in
+    /// the socket, so a stalled writer does not fill the queue with stale positions.
+    @Test func farBehindTheNewestTripStateReplacesTheQueuedOne() async {
+        let outbox = ClientOutbox(limit: 16)
+        #expect(outbox.farBehind == 4)
+        for n in 1...6 { outbox.enqueue(Self.event(.tripState, n)) }
+        #expect(Self.lines(outbox.take()).map { $0["seq"]!.doubleValue! } == [1, 2, 3, 6])
+        #expect(outbox.droppedCount == 2)
     }
 
     @Test func overflowingEndsWithOneSlowClientErrorAndRefusesMore() async {

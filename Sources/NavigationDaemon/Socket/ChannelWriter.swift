@@ -43,6 +43,8 @@ public final class ChannelWriter: Sendable {
             if closed.load(ordering: .acquiring) { return }  // the peer left or navd closed it; the server cleans up
             // Not active yet (a new connection still being set up), or the socket is full: look again shortly.
             guard channel.isActive, channel.isWritable else {
+                // A full socket means the client does not read: its queued trip_states may be replaced.
+                if channel.isActive { outbox.markSocketFull() }
                 channel.eventLoop.scheduleTask(in: Self.retryInterval) { self.drain() }
                 return
             }

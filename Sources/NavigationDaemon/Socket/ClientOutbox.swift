@@ -4,10 +4,13 @@ import NavigationProtocol
 import Synchronization
 
 /// The messages waiting to be written to one client. The navigation loop only ever enqueues (never waits), so
-/// a client that stops reading cannot slow it down. For a client that is behind (``behindAfter`` messages
-/// waiting), a newer `trip_state` replaces a queued one (stale positions are worth nothing); a client that keeps
-/// up gets every event, even two published a microsecond apart. Every other message is kept. When more than `limit` messages are queued the client is
-/// too slow: the queue is dropped, a final `slow_client` error is queued, and the connection closes after it.
+/// a client that stops reading cannot slow it down. For a client that is behind, a newer `trip_state` replaces a
+/// queued one (stale positions are worth nothing). Behind means the client does not read: its socket was full
+/// when the writer last looked (``markSocketFull()``), or, whatever the cause, ``farBehind`` messages wait. A
+/// client that reads gets every event, even when navd's own writer is late and a burst of events waits for it
+/// (a reroute publishes several at once). Every other message is kept. When more than `limit` messages are
+/// queued the client is too slow: the queue is dropped, a final `slow_client` error is queued, and the
+/// connection closes after it.
 ///
 /// The writer is woken, not polled: the first message queued after the writer found the queue empty calls the
 /// `wake` handler once (the socket server's schedules a drain on the client's event loop), and the writer then
@@ -37,6 +40,9 @@ public final class ClientOutbox: Sendable {
         var scheduled = false
         var dropped = 0
         var overflowed = false
+        /// The writer found the client's socket full (NIO's write buffer over its high-water mark) and has not
+        /// written since.
+        var socketFull = false
 
         /// The wake handler to call once the lock is released, if the writer needs one.
         mutating func wakeIfNeeded() -> (@Sendable () -> Void)? {
@@ -47,12 +53,14 @@ public final class ClientOutbox: Sendable {
     }
 
     public let limit: Int
+    /// Messages waiting from which a client counts as behind even with room in its socket: a quarter of the
+    /// limit, at least four.
+    public let farBehind: Int
     private let state = Mutex(State())
-    /// Messages waiting from which a client counts as behind.
-    public static let behindAfter = 4
 
     public init(limit: Int) {
         self.limit = limit
+        farBehind = max(4, limit / 4)
     }
 
     /// Sets who writes this outbox: `wake` is called (never under a lock, never twice before the writer took
@@ -92,7 +100,7 @@ public final class ClientOutbox: Sendable {
     public func enqueue(buffer line: ByteBuffer, eventType: EventType?) -> Bool {
         let (wake, accepted) = state.withLock { state -> ((@Sendable () -> Void)?, Bool) in
             guard !state.closing else { return (nil, false) }
-            if let type = eventType, type.isReplaceable, state.queue.count >= Self.behindAfter,
+            if let type = eventType, type.isReplaceable, state.socketFull || state.queue.count >= farBehind,
                 let index = state.queue.lastIndex(where: { $0.replaceable == type })
             {
                 state.queue.remove(at: index)
@@ -129,6 +137,11 @@ public final class ClientOutbox: Sendable {
         wake?()
     }
 
+    /// The writer found the client's socket full: until it next ``take()``s, the client is behind.
+    public func markSocketFull() {
+        state.withLock { $0.socketFull = true }
+    }
+
     /// True once the queue overflowed (the client is too slow).
     public var overflowed: Bool { state.withLock { $0.overflowed } }
 
@@ -139,9 +152,11 @@ public final class ClientOutbox: Sendable {
     public var droppedCount: Int { state.withLock { $0.dropped } }
 
     /// What to write now: every queued line, or the last lines once closing (once). Nil when there is nothing:
-    /// the next message wakes the writer again.
+    /// the next message wakes the writer again. The writer takes only when the socket has room, so taking ends
+    /// ``markSocketFull()``.
     public func take() -> Next? {
         state.withLock { state in
+            state.socketFull = false
             if !state.queue.isEmpty {
                 defer { state.queue.removeAll(keepingCapacity: true) }
                 return .lines(state.queue.map(\.line))
