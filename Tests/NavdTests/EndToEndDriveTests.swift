@@ -23,7 +23,7 @@ struct EndToEndDriveTests {
         #expect(navigate.type == "reply", "navigate failed: \(navigate)")
         let arrived = client.waitFor(timeout: Double(drive.fixes.count) * 2 + 60) { $0.type == "arrived" }
         #expect(arrived != nil, "no arrival; navd log:\n\(navd.log.suffix(3000))\ngpsfake:\n\(gpsfake.output.suffix(1000))")
-        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        _ = client.receivedOrWaitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
         expectDriveEventOrder(client.receivedLines, sourceLabel: "gpsd")
         gpsfake.stop()
     }
@@ -45,9 +45,9 @@ struct EndToEndDriveTests {
             pty.write(drive.nmea(index))
             client.drain(for: 0.2)
         }
-        let arrived = client.received.contains { $0.type == "arrived" } || client.waitFor(timeout: 15) { $0.type == "arrived" } != nil
+        let arrived = client.receivedOrWaitFor(timeout: 15) { $0.type == "arrived" } != nil
         #expect(arrived, "no arrival; navd log:\n\(navd.log.suffix(3000))")
-        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        _ = client.receivedOrWaitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
         expectDriveEventOrder(client.receivedLines, sourceLabel: "serial")
     }
 }

@@ -56,6 +56,8 @@ final class PtyPair: @unchecked Sendable {
 
     deinit {
         try? feed?.close()
-        socat.stop()
+        // SIGKILL: on SIGTERM socat closes the device pty, and a close waits for output nobody reads any more
+        // (navd is gone) until stop() gives up after 3 s.
+        socat.stop(signal: SIGKILL)
     }
 }

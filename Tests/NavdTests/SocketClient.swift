@@ -104,6 +104,12 @@ final class SocketClient: @unchecked Sendable {
         return nil
     }
 
+    /// The first message received so far that satisfies `condition`, or else the first to arrive within `timeout`
+    /// seconds (nil when none does).
+    func receivedOrWaitFor(timeout: Double, _ condition: (JSONValue) -> Bool) -> JSONValue? {
+        received.first(where: condition) ?? waitFor(timeout: timeout, condition)
+    }
+
     /// Reads whatever arrives during `seconds`.
     func drain(for seconds: Double) {
         let deadline = Date().addingTimeInterval(seconds)

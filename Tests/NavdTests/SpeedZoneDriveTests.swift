@@ -159,7 +159,7 @@ struct SpeedZoneDriveTests {
         let command = #"{"type":"navigate","id":"go","waypoints":[{"lat":\#(end.latitude),"lon":\#(end.longitude)}]}"#
         #expect(client.command(command, id: "go")?.type == "reply")
         #expect(client.waitFor(timeout: 60) { $0.type == "arrived" } != nil, "never arrived:\n\(navd.log.suffix(2000))")
-        _ = client.waitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+        _ = client.receivedOrWaitFor(timeout: 5) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
         process.stop(signal: SIGTERM)
         #expect(process.waitForExit(timeout: 10) == 0, "navd did not stop cleanly:\n\(navd.log.suffix(2000))")
         return client

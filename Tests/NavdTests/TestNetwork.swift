@@ -160,8 +160,8 @@ struct NetworkDriveRun {
             client.drain(for: 1 / epochsPerSecond)
         }
         if navigate {
-            if !client.received.contains(where: { $0.type == "arrived" }) { _ = client.waitFor(timeout: 10) { $0.type == "arrived" } }
-            _ = client.waitFor(timeout: 3) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
+            _ = client.receivedOrWaitFor(timeout: 10) { $0.type == "arrived" }
+            _ = client.receivedOrWaitFor(timeout: 3) { $0.type == "trip_state" && $0["state"]?.stringValue == "complete" }
         } else {
             client.drain(for: 0.5)
         }

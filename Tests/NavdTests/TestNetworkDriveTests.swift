@@ -67,9 +67,9 @@ struct TestNetworkDriveTests {
         var seed: UInt64 = 5
         var testDescription: String { "\(junction.testDescription), \(engine.rawValue), \(Int(rate)) Hz, \(sky.rawValue) sky" }
 
-        /// Epochs written per wall-clock second: 1 Hz fixes at 40 a second, 10 Hz fixes at 200 (the fixes' own
+        /// Epochs written per wall-clock second: 1 Hz fixes at 80 a second, 10 Hz fixes at 400 (the fixes' own
         /// times are what navd goes by; an engine's answer comes within an epoch or two of the request).
-        var epochsPerSecond: Double { rate >= 10 ? 200 : 40 }
+        var epochsPerSecond: Double { rate >= 10 ? 400 : 80 }
 
         func track(speed: Double) -> FieldTrack {
             FieldTrack(speed: speed, rate: rate, error: sky.errorModel(seed: seed), seed: seed)

@@ -81,6 +81,55 @@ import Testing
         #expect(outcome.answeredBy == .init(name: "osrm", server: Self.server))
     }
 
+    /// A recording's line (routes written straight from the typed routes, on the recorder's thread) is the very
+    /// line the record's tree serializes to: for every kind of input, and for real answers of both engines with
+    /// all their fields (lanes, road classes, annotations, spoken and banner instructions).
+    @Test(arguments: inputs.indices.map { Optional($0) } + [nil])
+    func aRecordsLineIsItsTreeSerialized(_ index: Int?) throws {
+        var inputs: [LoopInput] = []
+        if let index {
+            inputs = [Self.inputs[index]]
+        } else {
+            for fixture in ["helsinki_osrm_plain", "helsinki_osrm_two_legs", "helsinki_valhalla_tunnels", "valhalla_extended_osrm_response", "valhalla_osrm_with_roundabouts"] {
+                let data = try Data(contentsOf: CoordinatorHarness.repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/\(fixture).json"))
+                let routes = try OSRMResponseParser().parseRoutes(from: data)
+                #expect(!routes.isEmpty)
+                inputs.append(.finished(session: 7, RouteCalculationRunner.Outcome(result: .success(routes), attempts: 2, answeredBy: .init(name: "osrm", server: Self.server))))
+            }
+        }
+        for input in inputs {
+            var tree = RecordingCodec.encode(input, now: Self.now)
+            tree["t"] = .number(12.345678)
+            let expected = JSONLine.serialize(tree, leading: ["rec", "t", "now"])
+            let line = RecordingCodec.line(input, now: Self.now, t: 12.345678)
+            #expect(line == expected, "\(String(decoding: line.prefix(300), as: UTF8.self))")
+        }
+    }
+
+    /// Records keep their order on disk whichever way they come: a record, a loop input (written later, on the
+    /// writer thread), a line as sent.
+    @Test func recordsKeepTheirOrderWhenALoopInputIsWrittenLater() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recorder = try FlightRecorder(
+            limits: .init(directory: directory, maxFileBytes: 1 << 20, maxTotalBytes: 4 << 20), header: [:], createdAt: Self.now,
+            logger: Logger(label: "test"))
+        let route = try CoordinatorHarness.route()
+        for index in 0..<3 {
+            recorder.record(["rec": "note", "index": .number(Double(index))])
+            recorder.record(.finished(session: index, RouteCalculationRunner.Outcome(result: .success([route]), attempts: 1)), now: Self.now)
+            recorder.recordLine(Array(#"{"type":"route","seq":\#(index)}"#.utf8) + [10])
+        }
+        recorder.stop(reason: "done")
+        let kinds = try String(contentsOfFile: recorder.path, encoding: .utf8).split(separator: "\n").map { line -> String in
+            let object = try JSONParser.parse(Array(line.utf8))
+            return object["rec"]?.stringValue ?? object["type"]?.stringValue ?? "?"
+        }
+        #expect(kinds == ["header"] + Array(repeating: ["note", "finished", "route"], count: 3).flatMap { $0 } + ["end"])
+        let times = try String(contentsOfFile: recorder.path, encoding: .utf8).split(separator: "\n").compactMap { try JSONParser.parse(Array($0.utf8))["t"]?.doubleValue }
+        #expect(times == times.sorted(), "t goes forward: \(times)")
+    }
+
     @Test(arguments: [
         (#"{"rec":"fix","now":1}"#, "no fix"),
         (#"{"rec":"fix","now":1,"fix":{"lat":95,"lon":0,"accuracy":1,"time":0},"quality":{"mode":3}}"#, "off the globe"),

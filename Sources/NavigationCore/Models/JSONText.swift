@@ -24,21 +24,40 @@ public enum JSONText {
     }
 
     /// Appends an object with the keys of `leading` first (those present, in that order), then the rest sorted.
-    public static func appendObject(_ object: [String: JSONValue], leading: [String], into out: inout [UInt8]) {
+    /// `encoded` adds members whose values are JSON text already (written as they are, in key order with the
+    /// others): a large value encoded once, straight to text, is not turned into a tree to be written again.
+    public static func appendObject(
+        _ object: [String: JSONValue], encoded: [String: [UInt8]] = [:], leading: [String], into out: inout [UInt8]
+    ) {
         out.append(UInt8(ascii: "{"))
         var first = true
-        func member(_ key: String, _ value: JSONValue) {
+        func key(_ key: String) {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             appendString(key, into: &out)
             out.append(UInt8(ascii: ":"))
-            append(value, into: &out)
         }
-        for key in leading {
-            if let value = object[key] { member(key, value) }
+        func member(_ name: String) {
+            if let text = encoded[name] {
+                key(name)
+                out.append(contentsOf: text)
+            } else if let value = object[name] {
+                key(name)
+                append(value, into: &out)
+            }
         }
-        let rest = leading.isEmpty ? Array(object) : object.filter { !leading.contains($0.key) }
-        for (key, value) in rest.sorted(by: { $0.key < $1.key }) { member(key, value) }
+        for name in leading { member(name) }
+        if encoded.isEmpty {
+            let rest = leading.isEmpty ? Array(object) : object.filter { !leading.contains($0.key) }
+            for (name, value) in rest.sorted(by: { $0.key < $1.key }) {
+                key(name)
+                append(value, into: &out)
+            }
+        } else {
+            var rest = Set(object.keys).union(encoded.keys)
+            rest.subtract(leading)
+            for name in rest.sorted() { member(name) }
+        }
         out.append(UInt8(ascii: "}"))
     }
 

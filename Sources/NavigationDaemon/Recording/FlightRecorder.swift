@@ -56,7 +56,9 @@ public final class FlightRecorder: @unchecked Sendable {
     private let condition = ConditionLock()
     /// How opening the first file went (its path, or why not); nil while the writer thread is at it.
     private var opened: Result<String, CannotRecord>?
-    private var buffer: [UInt8] = []
+    /// What is on its way to the disk, in order: bytes, and records whose bytes the writer thread makes.
+    private var pending: [Pending] = []
+    private var pendingBytes = 0
     private var serialLine: [UInt8] = []
     private var stopping = false
     private var stopped = false
@@ -91,14 +93,14 @@ public final class FlightRecorder: @unchecked Sendable {
         header["rec"] = "header"
         header["format"] = .number(Double(RecordingCodec.formatVersion))
         header["created"] = .string(ISO8601Timestamp.format(createdAt))
-        buffer = JSONLine.serialize(header, leading: Self.leadingKeys)
+        pending = [.bytes(JSONLine.serialize(header, leading: Self.leadingKeys))]
         DetachedThread.start(name: "navd recorder") { [self] in
             let result = openFirstFile()
             condition.withLock {
                 opened = result
                 if case .failure = result {
                     // Nothing will be written: what was kept in memory goes, and stop() returns at once.
-                    buffer = []
+                    pending = []
                     stopping = true
                     stopped = true
                 }
@@ -162,6 +164,17 @@ public final class FlightRecorder: @unchecked Sendable {
         var object = object
         object["t"] = .number((elapsed * 1e6).rounded() / 1e6)
         append(JSONLine.serialize(object, leading: Self.leadingKeys))
+    }
+
+    /// What the navigation loop was given (`now`: the wall clock it gave the coordinator), as a `rec` record. The
+    /// time `t` is taken now; the line is written on the writer thread, so a route answer's routes (milliseconds
+    /// of JSON for a long route) cost the loop nothing.
+    public func record(_ input: LoopInput, now: Date) {
+        let t = (elapsed * 1e6).rounded() / 1e6
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return }
+        pending.append(.later { RecordingCodec.line(input, now: now, t: t) })
     }
 
     /// A line navd sent (an event, a hello, a reply, an error), exactly as sent.
@@ -228,25 +241,45 @@ public final class FlightRecorder: @unchecked Sendable {
 
     // MARK: - Writing
 
+    /// Bytes on their way to the disk, or a record the writer thread turns into bytes.
+    private enum Pending {
+        case bytes([UInt8])
+        case later(@Sendable () -> [UInt8])
+    }
+
     private func append(_ line: [UInt8]) {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping else { return }
-        buffer += line
-        if buffer.count >= 1 << 20 { condition.signal() }
+        // Runs of lines share one buffer (popped, so it is extended in place).
+        if case .bytes(var bytes)? = pending.last {
+            pending.removeLast()
+            bytes += line
+            pending.append(.bytes(bytes))
+        } else {
+            pending.append(.bytes(line))
+        }
+        pendingBytes += line.count
+        if pendingBytes >= 1 << 20 { condition.signal() }
     }
 
     private func writeUntilStopped() {
         condition.lock()
         while true {
-            if buffer.isEmpty, !stopping { condition.wait(seconds: Self.flushInterval) }
-            let chunk = buffer
-            buffer.removeAll(keepingCapacity: true)
+            if pending.isEmpty, !stopping { condition.wait(seconds: Self.flushInterval) }
+            let chunk = pending
+            pending.removeAll(keepingCapacity: true)
+            pendingBytes = 0
             let last = stopping
             condition.unlock()
-            if !chunk.isEmpty { write(chunk) }
+            for piece in chunk {
+                switch piece {
+                case .bytes(let bytes): write(bytes)
+                case .later(let line): write(line())
+                }
+            }
             condition.lock()
-            if last, buffer.isEmpty { break }
+            if last, pending.isEmpty { break }
         }
         close(descriptor)
         descriptor = -1
@@ -359,7 +392,7 @@ public final class FlightRecorder: @unchecked Sendable {
         }
         var total = entries.reduce(0) { $0 + $1.size }
         entries.sort { $0.modified < $1.modified }
-        // The running recording's bytes still in the buffer count too: they are on their way to the disk.
+        // The running recording's bytes not yet written count too: they are on their way to the disk.
         let pending = totalBytes - entries.filter { files.contains($0.path) }.reduce(0) { $0 + $1.size }
         let limit = limits.maxTotalBytes - Self.endRecordRoom
         for entry in entries where total + max(0, pending) + needing > limit && !files.contains(entry.path) {

@@ -19,7 +19,45 @@ public enum RecordingCodec {
 
     // MARK: - Encoding
 
+    /// The record as a tree (for tests and tools; a recording writes ``line(_:now:t:)``).
     public static func encode(_ input: LoopInput, now: Date) -> [String: JSONValue] {
+        var object = members(input, now: now)
+        if let routes = answeredRoutes(input) { object["routes"] = .array(routes.map { JSONLine.value($0) }) }
+        return object
+    }
+
+    /// The record's line as a recording holds it, `t` (seconds since the recording started) included: the same
+    /// bytes as ``encode(_:now:)`` serialized, with a route answer's routes written straight from the typed routes
+    /// (``JSONTextEncoder``), not through a tree. The flight recorder calls this on its writer thread.
+    public static func line(_ input: LoopInput, now: Date, t: Double) -> [UInt8] {
+        var object = members(input, now: now)
+        object["t"] = .number(t)
+        var encoded: [String: [UInt8]] = [:]
+        if let routes = answeredRoutes(input) {
+            var text: [UInt8]
+            do {
+                text = try JSONTextEncoder().encode(routes)
+            } catch {
+                // A type whose encode(to:) the streaming encoder cannot follow: the tree writes the same bytes.
+                text = []
+                JSONText.append(.array(routes.map { JSONLine.value($0) }), into: &text)
+            }
+            encoded["routes"] = text
+        }
+        var out: [UInt8] = []
+        JSONText.appendObject(object, encoded: encoded, leading: FlightRecorder.leadingKeys, into: &out)
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    /// The routes of a route answer, which the record carries as `routes`.
+    private static func answeredRoutes(_ input: LoopInput) -> [Route]? {
+        if case .finished(_, let outcome) = input, case .success(let routes) = outcome.result { return routes }
+        return nil
+    }
+
+    /// Every member of the record but a route answer's `routes`.
+    private static func members(_ input: LoopInput, now: Date) -> [String: JSONValue] {
         var object: [String: JSONValue]
         switch input {
         case .reading(.fix(let fix)):
@@ -50,10 +88,7 @@ public enum RecordingCodec {
                 "answeredBy": outcome.answeredBy.map(engine) ?? .null,
                 "failedEngines": .array(outcome.failedEngines.map { ["engine": engine($0.engine), "error": fetchError($0.error)] }),
             ]
-            switch outcome.result {
-            case .success(let routes): object["routes"] = .array(routes.map { JSONLine.value($0) })
-            case .failure(let error): object["error"] = fetchError(error)
-            }
+            if case .failure(let error) = outcome.result { object["error"] = fetchError(error) }
         case .tick:
             object = ["rec": "tick"]
         case .reload(_, let configText):

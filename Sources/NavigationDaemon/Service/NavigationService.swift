@@ -178,7 +178,7 @@ public final class NavigationService: Service, Sendable {
                 }
                 // `record` itself is not part of what it records.
                 let recorder = command?.type == RecordCommand.type ? nil : recording?.current
-                recorder?.record(RecordingCodec.encode(loopInput, now: time))
+                recorder?.record(loopInput, now: time)
                 let answer = coordinator.step(
                     loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording,
                     answerLater: client.flatMap { client in command.map { lateAnswer(to: $0, from: client) } })
