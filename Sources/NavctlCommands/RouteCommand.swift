@@ -32,6 +32,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the whole answer.")
     var timeout: Double = 30
 
+    @Option(name: .customLong("ca-file"), help: "PEM file of certificate authorities trusted for https besides the system's (a fleet's own CA).")
+    var caFile: String?
+
     var engineOptions: [String: JSONValue] {
         Dictionary(options.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
     }
@@ -43,7 +46,12 @@ struct ServerOptions: ParsableArguments {
         }
         let executor = RouteHTTPExecutor(
             configuration: .init(
-                connectTimeout: .milliseconds(Int64(min(seconds, 5) * 1000)), totalTimeout: .milliseconds(Int64(seconds * 1000))))
+                connectTimeout: .milliseconds(Int64(min(seconds, 5) * 1000)), totalTimeout: .milliseconds(Int64(seconds * 1000)),
+                trustRootsFile: caFile))
+        if caFile != nil, let problem = executor.tlsProblem() {
+            try? await executor.shutdown()
+            throw CommandFailure("--ca-file \(caFile ?? ""): \(problem)")
+        }
         do {
             let result = try await body(executor)
             try? await executor.shutdown()

@@ -1,16 +1,17 @@
-import AsyncHTTPClient
 import FoundationEssentials
 import Glibc
 import NIOCore
+import NIOSSL
 import RouteAdapters
 import Synchronization
 import SystemSupport
 
-/// Performs ``HTTPRequestSpec`` values with AsyncHTTPClient: a connect timeout, a total timeout over the whole
-/// exchange (connect, head and body: a server that stalls mid-body is `timed_out`), a response size limit,
-/// redirects only on the same server (``RedirectPolicy``), and cancellation through Swift task cancellation.
+/// Performs ``HTTPRequestSpec`` values over HTTP/1.1 (``EngineHTTPClient``: kept-alive connections, TLS for
+/// https): a connect timeout, a total timeout over the whole exchange (connect, head and body: a server that
+/// stalls mid-body is `timed_out`), a response size limit, redirects only on the same server
+/// (``RedirectPolicy``), and cancellation through Swift task cancellation.
 ///
-/// Owns its HTTP client: call ``shutdown()`` when done.
+/// Owns its connections: call ``shutdown()`` when done.
 public final class RouteHTTPExecutor: Sendable {
     public struct Configuration: Sendable {
         /// Time to establish a TCP connection.
@@ -19,11 +20,17 @@ public final class RouteHTTPExecutor: Sendable {
         public var totalTimeout: Duration
         /// Larger answers are refused, bytes.
         public var maximumResponseSize: Int
+        /// A PEM file of certificate authorities trusted for https besides the system's (a fleet's own CA).
+        public var trustRootsFile: String?
 
-        public init(connectTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30), maximumResponseSize: Int = 32 << 20) {
+        public init(
+            connectTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(30), maximumResponseSize: Int = 32 << 20,
+            trustRootsFile: String? = nil
+        ) {
             self.connectTimeout = connectTimeout
             self.totalTimeout = totalTimeout
             self.maximumResponseSize = maximumResponseSize
+            self.trustRootsFile = trustRootsFile
         }
     }
 
@@ -48,7 +55,7 @@ public final class RouteHTTPExecutor: Sendable {
     }
 
     public let configuration: Configuration
-    private let client: HTTPClient
+    private let client: EngineHTTPClient
     private let observer = HandlerSlot<Exchange>()
 
     /// Who sees every exchange (the flight recorder); nil: nobody.
@@ -58,18 +65,26 @@ public final class RouteHTTPExecutor: Sendable {
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.timeout = .init(connect: .init(configuration.connectTimeout))
-        // Redirects are followed by send(_:) under RedirectPolicy: AsyncHTTPClient would follow them to any host.
-        clientConfiguration.redirectConfiguration = .disallow
-        // Report a refused connection at once instead of retrying until the connect timeout: callers
-        // (route calculation sessions) retry with their own backoff and publish each failure.
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        // Redirects are followed by send(_:) under RedirectPolicy. A refused connection is reported at once:
+        // callers (route calculation sessions) retry with their own backoff and publish each failure.
+        client = EngineHTTPClient(
+            connectTimeout: configuration.connectTimeout, maximumResponseSize: configuration.maximumResponseSize,
+            trustRootsFile: configuration.trustRootsFile)
     }
 
     public func shutdown() async throws {
-        try await client.shutdown()
+        await client.shutdown()
+    }
+
+    /// Why https requests cannot work (the CA file cannot be read or is not PEM), nil when they can: for a
+    /// check at start. Reading it again is tried on every https request until it works.
+    public func tlsProblem() -> String? {
+        do {
+            try client.prepareTLS()
+            return nil
+        } catch {
+            return classify(error, server: "").detail
+        }
     }
 
     /// Sends the request and collects the answer, whatever its status.
@@ -99,7 +114,7 @@ public final class RouteHTTPExecutor: Sendable {
     }
 
     /// Sends the request, following same-server redirects, within the total timeout: the deadline races the
-    /// whole exchange, body included (AsyncHTTPClient's own deadline ends with the response head).
+    /// whole exchange, connection and body included.
     private func send(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
         let server = spec.server
         let limit = configuration.totalTimeout
@@ -118,7 +133,7 @@ public final class RouteHTTPExecutor: Sendable {
                 return response
             }
         } catch {
-            throw classify(error, server: server, answering: false)
+            throw classify(error, server: server)
         }
     }
 
@@ -142,62 +157,45 @@ public final class RouteHTTPExecutor: Sendable {
 
     /// One request: the answer, and its `Location` when it redirects.
     private func sendOnce(_ spec: HTTPRequestSpec, deadline: ContinuousClock.Instant) async throws(RouteFetchError) -> (Response, String?) {
-        let server = spec.server
-        var request = HTTPClientRequest(url: spec.url)
-        request.method = spec.method == .get ? .GET : .POST
-        for (name, value) in spec.headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
-        if let body = spec.body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        var answering = false
         do {
-            try Task.checkCancellation()
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            let response = try await client.execute(request, timeout: .init(max(remaining, .milliseconds(1))))
-            answering = true
-            let expected = response.headers.first(name: "content-length").flatMap(Int.init)
-            if let expected, expected > configuration.maximumResponseSize {
-                throw RouteFetchError(
-                    server: server, kind: .responseTooLarge(limit: configuration.maximumResponseSize),
-                    detail: "Content-Length \(expected)")
-            }
-            let buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
-            let status = Int(response.status.code)
-            return (Response(status: status, body: Data(buffer.readableBytesView)), response.headers.first(name: "location"))
+            let answer = try await client.execute(method: spec.method == .get ? .GET : .POST, url: spec.url, headers: spec.headers, body: spec.body)
+            return (Response(status: answer.status, body: Data(answer.body.readableBytesView)), answer.headers.first(name: "location"))
         } catch {
-            throw classify(error, server: server, answering: answering)
+            throw classify(error, server: spec.server)
         }
     }
 
-    /// `answering`: the response head had arrived, so any connection error broke an answer in progress.
-    private func classify(_ error: any Error, server: String, answering: Bool) -> RouteFetchError {
+    private func classify(_ error: any Error, server: String) -> RouteFetchError {
         if let error = error as? RouteFetchError { return error }
         if error is CancellationError || Task.isCancelled {
             return RouteFetchError(server: server, kind: .cancelled, detail: "cancelled")
         }
-        if error is NIOTooManyBytesError {
-            return RouteFetchError(
-                server: server, kind: .responseTooLarge(limit: configuration.maximumResponseSize), detail: "body too large")
-        }
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .writeTimeout:
-                return RouteFetchError(server: server, kind: .timedOut, detail: "limit \(configuration.totalTimeout)")
-            case .connectTimeout:
-                return RouteFetchError(server: server, kind: .timedOut, detail: "no connection within \(configuration.connectTimeout)")
-            case .cancelled:
-                return RouteFetchError(server: server, kind: .cancelled, detail: "cancelled")
-            case .invalidURL, .emptyHost, .emptyScheme:
-                return RouteFetchError(server: server, kind: .invalidRequest, detail: "\(error)")
-            default:
-                break
-            }
-        }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return RouteFetchError(server: server, kind: .timedOut, detail: "no connection within \(configuration.connectTimeout)")
         }
-        if answering || (error as? HTTPClientError) == .remoteConnectionClosed || "\(error)".contains("Connection reset") {
-            return RouteFetchError(server: server, kind: .connectionLost, detail: Self.readable(error))
+        guard let failure = error as? EngineHTTPClient.Failure else {
+            return RouteFetchError(server: server, kind: .connectionFailed, detail: Self.readable(error))
         }
-        return RouteFetchError(server: server, kind: .connectionFailed, detail: Self.readable(error))
+        switch failure {
+        case .tooLarge(let announced):
+            return RouteFetchError(
+                server: server, kind: .responseTooLarge(limit: configuration.maximumResponseSize),
+                detail: announced.map { "Content-Length \($0)" } ?? "body too large")
+        case .closed(let answering):
+            return RouteFetchError(
+                server: server, kind: .connectionLost, detail: answering ? "the server closed the connection in the middle of the answer" : "the server closed the connection")
+        case .broken(let underlying, let answering):
+            if let channelError = underlying as? ChannelError, case .connectTimeout = channelError {
+                return RouteFetchError(server: server, kind: .timedOut, detail: "no connection within \(configuration.connectTimeout)")
+            }
+            return RouteFetchError(server: server, kind: answering ? .connectionLost : .connectionFailed, detail: Self.readable(underlying))
+        case .invalidURL(let why):
+            return RouteFetchError(server: server, kind: .invalidRequest, detail: why)
+        case .tls(let underlying):
+            return RouteFetchError(server: server, kind: .connectionFailed, detail: "no TLS: \(underlying)")
+        case .shutDown:
+            return RouteFetchError(server: server, kind: .connectionFailed, detail: "the HTTP client was shut down")
+        }
     }
 
     /// NIO's connection errors describe every attempted address; keep the part a person needs.
@@ -207,7 +205,10 @@ public final class RouteHTTPExecutor: Sendable {
             return "connection refused (is the routing engine running?)"
         }
         if text.contains("Connection reset") { return "connection reset by the server" }
-        if text.contains("remoteConnectionClosed") { return "the server closed the connection" }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") || text.contains("unableToValidateCertificate") {
+            return "the server's TLS certificate is not trusted (neither by the system's CAs nor by routing.ca_file): \(text)"
+        }
+        if let error = error as? NIOSSLError { return "TLS: \(error)" }
         return text
     }
 }

@@ -114,6 +114,8 @@ import Testing
         Bad(text: "[socket]\nmax_clients = 1e300", key: "socket.max_clients", says: "outside 1…10000"),
         Bad(text: "[routing]\ntimeout = nan", key: "routing.timeout", says: "outside"),
         Bad(text: "[routing]\ntimeout = inf", key: "routing.timeout", says: "outside"),
+        Bad(text: "[routing]\nca_file = \"fleet-ca.pem\"", key: "routing.ca_file", says: "absolute path"),
+        Bad(text: "[routing]\nca_file = 1", key: "routing.ca_file", says: "must be a string"),
         // Found by fuzzing when navd used toml++, which aborted the process on these (Fuzz/Regressions/FuzzConfig).
         Bad(text: "[gnss]\n[ {\n", key: nil, says: "line 2, column 3: expected a key, found '{'"),
         Bad(text: "[\u{CD}gnss]", key: nil, says: "line 1, column 2: expected a key, found 'Í'"),

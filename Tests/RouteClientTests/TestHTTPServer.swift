@@ -2,6 +2,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
+import Synchronization
 
 /// A real HTTP server on 127.0.0.1 with scripted behaviour, for testing the HTTP edge against real sockets.
 final class TestHTTPServer: Sendable {
@@ -21,6 +23,20 @@ final class TestHTTPServer: Sendable {
         /// Redirect `/route` (or any path but `target`) to `target` on this server, and answer `target` with
         /// `body`: a same-server redirect a client may follow.
         case redirectThenRespond(target: String, body: Data)
+        /// Answer as `respond` (keep-alive, as HTTP/1.1 has it) and close the connection right after: a server
+        /// that ends idle connections sooner than its client expects.
+        case respondThenClose(body: Data)
+    }
+
+    /// A certificate and its key (PEM files) for https.
+    struct TLSFiles: Sendable {
+        var certificate: String
+        var key: String
+    }
+
+    /// Connections accepted.
+    final class Counter: Sendable {
+        let value = Atomic(0)
     }
 
     /// What the server received.
@@ -33,27 +49,42 @@ final class TestHTTPServer: Sendable {
 
     let port: Int
     let requests: AsyncStream<ReceivedRequest>
+    let isTLS: Bool
     private let channel: any Channel
+    private let accepted: Counter
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
+    /// Connections accepted so far.
+    var connections: Int { accepted.value.load(ordering: .relaxed) }
 
-    private init(port: Int, requests: AsyncStream<ReceivedRequest>, channel: any Channel) {
+    private init(port: Int, requests: AsyncStream<ReceivedRequest>, isTLS: Bool, channel: any Channel, accepted: Counter) {
         self.port = port
         self.requests = requests
+        self.isTLS = isTLS
         self.channel = channel
+        self.accepted = accepted
     }
 
-    static func start(_ behavior: Behavior) async throws -> TestHTTPServer {
+    static func start(_ behavior: Behavior, tls: TLSFiles? = nil) async throws -> TestHTTPServer {
         let (stream, continuation) = AsyncStream.makeStream(of: ReceivedRequest.self)
+        let accepted = Counter()
+        let context = try tls.map {
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile($0.certificate).map { .certificate($0) }, privateKey: .file($0.key)))
+        }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
-                child.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                accepted.value.add(1, ordering: .relaxed)
+                return child.eventLoop.makeCompletedFuture {
+                    if let context { try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    try child.pipeline.syncOperations.configureHTTPServerPipeline()
                     try child.pipeline.syncOperations.addHandler(Handler(behavior: behavior, received: continuation))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return TestHTTPServer(port: channel.localAddress?.port ?? 0, requests: stream, channel: channel)
+        return TestHTTPServer(port: channel.localAddress?.port ?? 0, requests: stream, isTLS: tls != nil, channel: channel, accepted: accepted)
     }
 
     func stop() async {
@@ -137,6 +168,16 @@ final class TestHTTPServer: Sendable {
                     } else {
                         respond(context, head, status: 307, location: target)
                     }
+                    return
+                }
+                if case .respondThenClose(let responseBody) = behavior {
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Content-Type", value: "application/json")
+                    headers.add(name: "Content-Length", value: String(responseBody.count))
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: responseBody)))), promise: nil)
+                    let channel = context.channel
+                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
                     return
                 }
                 guard case .respond(let status, let contentType, let responseBody) = behavior else { return }

@@ -115,6 +115,23 @@ public final class ExternalProcess: @unchecked Sendable {
     }
 }
 
+/// A TCP connection to `port` on 127.0.0.1: its descriptor (the caller closes it), or nil when refused.
+public func loopbackConnection(port: Int) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
 /// A free TCP port on 127.0.0.1.
 public func freePort() -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -134,16 +151,10 @@ public func freePort() -> Int {
 public func waitForTCPListener(port: Int, timeout: Double) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        if let fd = loopbackConnection(port: port) {
+            close(fd)
+            return true
         }
-        close(fd)
-        if connected == 0 { return true }
         usleep(50_000)
     }
     return false

@@ -233,18 +233,10 @@ public final class FaultyEngine: @unchecked Sendable {
 
     /// Sends `request` to the real engine with `Connection: close` and returns its whole answer.
     private func forward(_ request: [UInt8]) -> [UInt8] {
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(upstream) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(upstreamPort).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard let upstream = loopbackConnection(port: upstreamPort) else {
             return Self.response(status: "502 Bad Gateway", type: "text/plain", body: Array("upstream refused".utf8))
         }
+        defer { close(upstream) }
         Self.send(upstream, Self.closing(request))
         // Servers may keep the connection open despite `Connection: close`: read by Content-Length.
         return Self.readMessage(upstream) ?? Self.response(status: "502 Bad Gateway", type: "text/plain", body: Array("upstream closed".utf8))

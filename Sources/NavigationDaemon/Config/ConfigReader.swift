@@ -83,7 +83,7 @@ struct ConfigReader {
         reportUnknown(
             table,
             known: [
-                "engine", "url", "profile", "options", "connect_timeout", "timeout", "max_attempts", "retry_delay", "refresh_interval",
+                "engine", "url", "profile", "options", "connect_timeout", "timeout", "ca_file", "max_attempts", "retry_delay", "refresh_interval",
                 "faster_route", "faster_route_interval", "faster_route_min_saving", "faster_route_min_fraction", "faster_route_maneuver_window",
                 "choose_timeout", "fallback",
             ],
@@ -97,6 +97,11 @@ struct ConfigReader {
         }
         number(table, "connect_timeout", section: "routing", range: 0.1...300, into: &routing.connectTimeout)
         number(table, "timeout", section: "routing", range: 0.1...600, into: &routing.timeout)
+        string(table, "ca_file", section: "routing", into: &routing.caFile)
+        if !routing.caFile.isEmpty, !routing.caFile.hasPrefix("/") {
+            fail("routing.ca_file", "must be an absolute path, not \(routing.caFile)")
+            routing.caFile = ""
+        }
         integer(table, "max_attempts", section: "routing", range: 1...100, into: &routing.maxAttempts)
         number(table, "retry_delay", section: "routing", range: 0...600, into: &routing.retryDelay)
         number(table, "refresh_interval", section: "routing", range: 0...86_400, into: &routing.refreshInterval)

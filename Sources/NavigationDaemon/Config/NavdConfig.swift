@@ -84,6 +84,9 @@ public struct NavdConfig: Sendable {
         public var connectTimeout = 5.0
         /// Seconds for a whole request.
         public var timeout = 30.0
+        /// A PEM file of certificate authorities trusted for https engines besides the system's (a fleet's own
+        /// CA); empty: the system's only.
+        public var caFile = ""
         /// Attempts per calculation before it fails (retryable errors only).
         public var maxAttempts = 4
         /// Seconds before the first retry; doubles up to 8 s.

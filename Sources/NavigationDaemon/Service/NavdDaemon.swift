@@ -63,8 +63,12 @@ public enum NavdDaemon {
         GpsdHotplugMarker.update(
             isSerial: config.gnss.source == .serial, device: config.gnss.serial, environment: ProcessInfo.processInfo.environment, logger: logger)
         let executor = RouteHTTPExecutor(
-            configuration: .init(connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)),
-                                 totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000))))
+            configuration: .init(
+                connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)), totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000)),
+                trustRootsFile: config.routing.caFile.isEmpty ? nil : config.routing.caFile))
+        if let problem = executor.tlsProblem() {
+            logger.error("routing.ca_file \(config.routing.caFile) cannot be used: \(problem); requests to https engines fail until it is fixed")
+        }
         let hub = EventHub()
         let recording = RecordingControl(
             limits: FlightRecorder.Limits(config.recording), configFile: configPath,
@@ -178,6 +182,7 @@ final class ReloadService: Service, Sendable {
         if config.routing.connectTimeout != running.routing.connectTimeout || config.routing.timeout != running.routing.timeout {
             needsRestart.append("routing timeouts")
         }
+        if config.routing.caFile != running.routing.caFile { needsRestart.append("routing.ca_file") }
         if config.logging.format != running.logging.format { needsRestart.append("logging.format") }
         LogLevelSetting.shared.level = LogLevelName.parse(config.logging.level) ?? .info
         server.update(policy: AccessPolicy(socket: config.socket))
