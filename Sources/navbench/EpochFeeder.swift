@@ -54,12 +54,11 @@ final class EpochFeeder {
 
     static func key(_ time: Date) -> Int { Int((time.timeIntervalSince1970 * 100).rounded()) }
 
-    /// The fix time a line carries in `"time":"…"` (navd's trip_state, gpsd's TPV).
+    /// The fix time a line carries in its top-level `time` (navd's trip_state, gpsd's TPV). Not the first
+    /// `"time":` in the text: a trip_state's `arrival` has its own `time` before it.
     static func fixTime(in line: String) -> Date? {
-        guard let start = line.range(of: #""time":""#) else { return nil }
-        let rest = line[start.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return ISO8601Timestamp.parse(String(rest[..<end]))
+        guard let text = (try? JSONParser.parse(Array(line.utf8)))?["time"]?.stringValue else { return nil }
+        return ISO8601Timestamp.parse(text)
     }
 
     /// For lines passing `filter`: the latency of each epoch (arrival minus write, ms) and how many lines each

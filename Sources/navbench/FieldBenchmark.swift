@@ -181,9 +181,12 @@ struct FieldBenchmark {
         let recorded = routeTimings(directory: "\(directory)/recorded", recording: true)
         let timed = routeTimings(directory: "\(directory)/timed", recording: false)
         let engine = EngineTimer.engineTimes(recordings: "\(directory)/recorded/recordings")
-        let count = timed.initial.count + timed.reroutes.count
-        guard engine.count == count else { fail("the recording holds \(engine.count) answered routing requests; expected \(count)") }
-        let initialEngine = Array(engine.prefix(timed.initial.count)), rerouteEngine = Array(engine.suffix(timed.reroutes.count))
+        // One request per calculation session (each answered at the first attempt), in session order; both runs
+        // drive the same epochs, so they start the same sessions and take the same ones.
+        guard let lastSession = recorded.sessions.last, engine.count == lastSession, recorded.sessions == timed.sessions else {
+            fail("the recording holds \(engine.count) answered routing requests for sessions up to \(recorded.sessions.last ?? 0); rerouted by sessions \(recorded.sessions) (recorded) and \(timed.sessions) (timed)")
+        }
+        let initialEngine = Array(engine.prefix(timed.initial.count)), rerouteEngine = timed.sessions.map { engine[$0 - 1] }
         let initialShare = Percentiles(zip(timed.initial, initialEngine).map { $0 - $1 }).median
         let rerouteShare = Percentiles(zip(timed.reroutes, rerouteEngine).map { $0 - $1 }).median
         let recordedRerouteShare = Percentiles(zip(recorded.reroutes, rerouteEngine).map { $0 - $1 }).median
@@ -204,8 +207,8 @@ struct FieldBenchmark {
     }
 
     /// Five navigates while standing, then five reroutes; milliseconds from the command (initial) or the deciding
-    /// fix's write (reroute) to the `route` event's arrival at the client.
-    private func routeTimings(directory: String, recording: Bool) -> (initial: [Double], reroutes: [Double]) {
+    /// fix's write (reroute) to the `route` event's arrival at the client, and each reroute's calculation session.
+    private func routeTimings(directory: String, recording: Bool) -> (initial: [Double], reroutes: [Double], sessions: [Int]) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let rig = SerialRig(
             navd: navd, valhalla: valhalla, directory: directory,
@@ -232,6 +235,7 @@ struct FieldBenchmark {
             fail("the route event has no geometry")
         }
         var reroutes: [Double] = []
+        var sessions: [Int] = []
         for _ in 0..<5 {
             var distance = 0.0
             _ = drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: 40)
@@ -246,17 +250,24 @@ struct FieldBenchmark {
                 rerouted = client.wait(from: from, timeout: 0.02, { Self.isRoute($0) && $0.contains(#""reason":"reroute""#) })?.line
                 if monotonicSeconds() - started > 30 { fail("no reroute within 30 s of leaving the route:\n\(instance.process.log)") }
             }
-            // The deciding fix: navd publishes the deviation and the calculation starting, then that fix's trip_state.
+            // The deciding fix of the calculation whose route came: navd publishes the deviation and that
+            // calculation starting, then the fix's trip_state. (Earlier calculations of the same departure may have
+            // been answered with the route in use, which navd keeps: the engine snapped the car back onto it.)
             let lines = client.lines
-            guard let start = client.wait(from: from, timeout: 0, { $0.contains(#""purpose":"reroute""#) && $0.contains(#""status":"in_progress""#) }),
+            guard let session = (try? JSONParser.parse(Array(rerouted!.text.utf8)))?["session"]?.intValue,
+                let start = client.wait(from: from, timeout: 0, { line in
+                    line.contains(#""purpose":"reroute""#) && line.contains(#""status":"in_progress""#)
+                        && (try? JSONParser.parse(Array(line.utf8)))?["session"]?.intValue == session
+                }),
                 let state = lines[start.index...].first(where: { Self.isTripState($0.text) }),
                 let fixTime = EpochFeeder.fixTime(in: state.text), let written = feeder.sent[EpochFeeder.key(fixTime)]?.written
             else { fail("the reroute's deciding fix could not be found in what the client received") }
             reroutes.append((rerouted!.time - written) * 1000)
+            sessions.append(session)
             guard let next = RouteWalk.fromRouteEvent(rerouted!.text) else { fail("the rerouted route has no geometry") }
             walk = next
         }
-        return (initial, reroutes)
+        return (initial, reroutes, sessions)
     }
 
     // MARK: Helpers
