@@ -135,9 +135,9 @@ final class EngineHTTPClient: Sendable {
         let limit = maximumResponseSize
         // The channel, once it exists, so that cancelling can close it while it connects.
         let connecting = ChannelSlot()
+        // NIO's client bootstrap sets TCP_NODELAY itself (a request is one write; its answer is not held back).
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 connecting.channel.withLock { $0 = channel }
                 return channel.eventLoop.makeCompletedFuture {

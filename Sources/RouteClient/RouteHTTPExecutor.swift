@@ -40,18 +40,24 @@ public final class RouteHTTPExecutor: Sendable {
         public var body: Data
     }
 
-    /// One request and how it ended, with every secret of the request (``HTTPRequestSpec/secrets``) replaced by
-    /// `***`: what the flight recorder keeps.
+    /// One request and how it ended: what the flight recorder keeps. Its texts come with every secret of the
+    /// request (``HTTPRequestSpec/secrets``) replaced by `***`, made when read: the request path hands the
+    /// observer the bytes as they are, and the recorder turns them into text on its own thread.
     public struct Exchange: Sendable {
-        public var method: String
-        public var url: String
-        public var requestBody: String?
+        /// The request as sent, secrets and all: read through ``url`` and ``requestBody``.
+        let spec: HTTPRequestSpec
         /// HTTP status; nil when no answer came.
         public var status: Int?
-        public var responseBody: String?
+        /// The answer's bytes as received: read through ``responseBody``.
+        var responseBytes: Data?
         public var error: RouteFetchError?
         /// From sending the request to the end of the answer (or the failure), seconds.
         public var seconds: Double
+
+        public var method: String { spec.method == .get ? "GET" : "POST" }
+        public var url: String { spec.scrubbed(spec.url) }
+        public var requestBody: String? { spec.body.map { spec.scrubbed(String(decoding: $0, as: UTF8.self)) } }
+        public var responseBody: String? { responseBytes.map { spec.scrubbed(String(decoding: $0, as: UTF8.self)) } }
     }
 
     public let configuration: Configuration
@@ -95,13 +101,11 @@ public final class RouteHTTPExecutor: Sendable {
             let elapsed = started.duration(to: .now).components
             return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         }
-        var exchange = Exchange(
-            method: spec.method == .get ? "GET" : "POST", url: spec.scrubbed(spec.url),
-            requestBody: spec.body.map { spec.scrubbed(String(decoding: $0, as: UTF8.self)) }, seconds: 0)
+        var exchange = Exchange(spec: spec, seconds: 0)
         do {
             let response = try await send(spec)
             exchange.status = response.status
-            exchange.responseBody = spec.scrubbed(String(decoding: response.body, as: UTF8.self))
+            exchange.responseBytes = response.body
             exchange.seconds = seconds()
             observer(exchange)
             return response

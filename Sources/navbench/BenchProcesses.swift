@@ -1,4 +1,14 @@
 import Foundation
+import Synchronization
+
+/// The processes the benchmark started and has not stopped yet, by pid: ``fail(_:)`` stops them, so that a
+/// failed run leaves no navd, gpsd or socat behind.
+let startedProcesses = Mutex<Set<pid_t>>([])
+
+/// Kills every process the benchmark started and has not stopped (on a failure).
+func killStartedProcesses() {
+    for pid in startedProcesses.withLock({ $0 }) { kill(pid, SIGKILL) }
+}
 
 /// Runs a tool to its end and returns what it printed (stdout and stderr).
 func runTool(_ path: String, _ arguments: [String]) -> String {
@@ -30,6 +40,8 @@ final class BenchProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         do { try process.run() } catch { fail("cannot start \(path): \(error)") }
+        let pid = process.processIdentifier
+        startedProcesses.withLock { _ = $0.insert(pid) }
     }
 
     var pid: pid_t { process.processIdentifier }
@@ -38,6 +50,8 @@ final class BenchProcess: @unchecked Sendable {
 
     /// SIGTERM, then SIGKILL after 3 s.
     func stop() {
+        let pid = self.pid
+        defer { startedProcesses.withLock { _ = $0.remove(pid) } }
         guard process.isRunning else { return }
         kill(pid, SIGTERM)
         let deadline = monotonicSeconds() + 3

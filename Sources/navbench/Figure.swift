@@ -114,6 +114,7 @@ func progress(_ text: String) {
 
 /// Stops the benchmark with a clear message (a missing peer or component is an error, never a skipped figure).
 func fail(_ text: String) -> Never {
+    killStartedProcesses()
     FileHandle.standardError.write(Data("navbench: \(text)\n".utf8))
     exit(1)
 }

@@ -70,6 +70,21 @@ struct RouteCommandTests {
         Self.expectOneLineError(output, containing: "cannot connect to routing server http://127.0.0.1:9")
     }
 
+    /// A user without privileges reaches the engine, as navd does under its unit (no capabilities): a socket
+    /// option that needs one (SO_DEBUG, set once by mistake for TCP_NODELAY) made every request fail there with
+    /// "Permission denied", while root passed.
+    @Test func anUnprivilegedUserGetsARoute() throws {
+        let navctl = try NavctlProcess.binary().path
+        let output = try ToolRun.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", navctl, "route", "fetch", "--engine", "valhalla", "--url",
+                try NavctlProcess.engineURL("valhalla"), "--from", "60.1699,24.9384", "--to", "60.1686,24.95",
+            ])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.hasPrefix("Route 1 of"), "\(output.stdout.prefix(300))")
+    }
+
     /// The stalled server: the head, 13 bytes of a 100 000-byte body, then silence. `--timeout 2` bounds
     /// the whole exchange (it hung for 40 s until killed).
     @Test func aStalledServerIsATimeoutWithinTheTimeout() throws {

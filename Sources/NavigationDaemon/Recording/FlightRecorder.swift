@@ -171,10 +171,7 @@ public final class FlightRecorder: @unchecked Sendable {
     /// of JSON for a long route) cost the loop nothing.
     public func record(_ input: LoopInput, now: Date) {
         let t = (elapsed * 1e6).rounded() / 1e6
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopping else { return }
-        pending.append(.later { RecordingCodec.line(input, now: now, t: t) })
+        appendLater { RecordingCodec.line(input, now: now, t: t) }
     }
 
     /// A line navd sent (an event, a hello, a reply, an error), exactly as sent.
@@ -206,16 +203,22 @@ public final class FlightRecorder: @unchecked Sendable {
         }
     }
 
-    /// A request to a routing engine and how it ended (secrets already replaced by `***`).
+    /// A request to a routing engine and how it ended, secrets replaced by `***`. The time `t` is taken now;
+    /// the answer's text (tens of kilobytes to megabytes, scrubbed and escaped) is written on the writer thread,
+    /// so the recorder adds nothing to the calculation that waits for the answer.
     public func record(_ exchange: RouteHTTPExecutor.Exchange) {
-        var object: [String: JSONValue] = [
-            "rec": "http", "method": .string(exchange.method), "url": .string(exchange.url), "seconds": .number((exchange.seconds * 1e6).rounded() / 1e6),
-        ]
-        if let body = exchange.requestBody { object["requestBody"] = .string(body) }
-        if let status = exchange.status { object["status"] = .number(Double(status)) }
-        if let body = exchange.responseBody { object["responseBody"] = .string(body) }
-        if let error = exchange.error { object["error"] = RecordingCodec.fetchError(error) }
-        record(object)
+        let t = (elapsed * 1e6).rounded() / 1e6
+        appendLater {
+            var object: [String: JSONValue] = [
+                "rec": "http", "method": .string(exchange.method), "url": .string(exchange.url),
+                "seconds": .number((exchange.seconds * 1e6).rounded() / 1e6), "t": .number(t),
+            ]
+            if let body = exchange.requestBody { object["requestBody"] = .string(body) }
+            if let status = exchange.status { object["status"] = .number(Double(status)) }
+            if let body = exchange.responseBody { object["responseBody"] = .string(body) }
+            if let error = exchange.error { object["error"] = RecordingCodec.fetchError(error) }
+            return JSONLine.serialize(object, leading: Self.leadingKeys)
+        }
     }
 
     // MARK: - Stopping
@@ -245,6 +248,14 @@ public final class FlightRecorder: @unchecked Sendable {
     private enum Pending {
         case bytes([UInt8])
         case later(@Sendable () -> [UInt8])
+    }
+
+    /// Queues a record whose line the writer thread makes, in its place among the others.
+    private func appendLater(_ line: @escaping @Sendable () -> [UInt8]) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return }
+        pending.append(.later(line))
     }
 
     private func append(_ line: [UInt8]) {
