@@ -63,7 +63,13 @@ let package = Package(
         // A small C shim over libgps: gps_data_t is 24 KB and gps_send is variadic; Swift sees one small struct.
         .target(name: "CGPSShim", dependencies: ["CGPS"]),
         // GNSS sources at the edge: gpsd, serial NMEA (libserialport or termios), replay.
-        .target(name: "LocationSources", dependencies: ["NavigationCore", "NMEA", "TrackFormats", "CGPSShim", "CSerialPort", "SystemSupport"]),
+        // A serial receiver is read on a NIO event loop (the navigation loop's), gpsd on a thread of its own.
+        .target(
+            name: "LocationSources",
+            dependencies: [
+                "NavigationCore", "NMEA", "TrackFormats", "CGPSShim", "CSerialPort", "SystemSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // Reading recorded tracks (GPX, JSON coordinate lists). Parsing only: callers read the bytes.
         .target(name: "TrackFormats", dependencies: ["NavigationCore"]),
         // The edge: executes route requests over HTTP, custom providers.
@@ -132,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "navbench",
             dependencies: [
-                "NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationProtocol", "NavigationDaemon",
+                "NavigationCore", "RouteAdapters", "NMEA", "LocationSources", "NavigationProtocol", "NavigationDaemon", "SystemSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -166,7 +172,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["NavigationCore", "NMEA", "RouteAdapters", "RouteClient"], path: "Tests/TestSupport"),
         .testTarget(
             name: "LocationSourcesTests",
-            dependencies: ["NavigationCore", "NMEA", "LocationSources", "TrackFormats", "TestSupport"]
+            dependencies: [
+                "NavigationCore", "NMEA", "LocationSources", "TrackFormats", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "DriveReportTests", dependencies: ["DriveReport", "NavigationCore", "NavigationProtocol"]),
         .testTarget(
@@ -202,6 +211,7 @@ let package = Package(
                 "NavigationCore", "RoadAhead", "TripPlanning", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
+
+/* navd_gps_open's error when libgps's socket cannot be given a descriptor below FD_SETSIZE. */
+#define NAVD_GPS_NO_LOW_DESCRIPTOR (-1000)
 
 /* Compile-time guard: API 11 (gpsd 3.22, Debian 12) is the oldest libgps with the three-argument gps_read(),
    fix.altMSL and fix.time as a timespec. Newer majors (14: gpsd 3.25, Debian 13) moved fields this file does not
@@ -28,6 +32,16 @@ navd_gps_connection *navd_gps_open(const char *host, const char *port, int *erro
     if (gps_open(host, port, &connection->data) != 0) {
         *error_out = errno != 0 ? errno : ECONNREFUSED;
         free(connection);
+        return NULL;
+    }
+    /* libgps waits with select(2) (gps_waiting), whose fd_set holds only descriptors below FD_SETSIZE (1024); a
+       higher one would overflow it. navd raises its open-file limit for its clients, so when every descriptor
+       below 1024 is in use the socket gets a higher one (socket(2) takes the lowest free): refuse it, and the
+       source retries until a client leaves. */
+    if (connection->data.gps_fd >= FD_SETSIZE) {
+        (void)gps_close(&connection->data);
+        free(connection);
+        *error_out = NAVD_GPS_NO_LOW_DESCRIPTOR;
         return NULL;
     }
     *error_out = 0;
@@ -98,5 +112,9 @@ void navd_gps_close(navd_gps_connection *connection) {
 }
 
 const char *navd_gps_error_string(int error) {
+    if (error == NAVD_GPS_NO_LOW_DESCRIPTOR) {
+        return "every descriptor below 1024 is in use (libgps waits with select(2), which takes no higher one); "
+               "retrying until a client leaves";
+    }
     return error < 0 ? gps_errstr(error) : strerror(error);
 }

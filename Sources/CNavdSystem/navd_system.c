@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -60,4 +62,9 @@ void navd_set_thread_name(const char *name) {
     strncpy(truncated, name, sizeof(truncated) - 1);
     truncated[sizeof(truncated) - 1] = '\0';
     pthread_setname_np(pthread_self(), truncated);
+}
+
+int navd_set_thread_niceness(int niceness) {
+    // On Linux the nice value belongs to the thread: PRIO_PROCESS with the thread's id sets it alone.
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness) == 0 ? 0 : -errno;
 }

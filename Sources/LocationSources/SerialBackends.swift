@@ -8,6 +8,8 @@ protocol SerialBackend: AnyObject {
     /// or nil when the device is gone.
     func read(_ buffer: UnsafeMutableRawBufferPointer, timeoutMilliseconds: Int32) -> Int?
     func setBaudRate(_ baud: Int) -> Bool
+    /// The open device's file descriptor, for reading it on an event loop once it is set up.
+    var descriptor: Int32 { get }
     func close()
 }
 
@@ -19,6 +21,7 @@ struct SerialOpenError: Error, CustomStringConvertible {
 /// Real serial ports (USB receivers, UARTs) through libserialport: 8N1, no flow control.
 final class LibSerialPortBackend: SerialBackend {
     private let port: OpaquePointer
+    let descriptor: Int32
 
     init(path: String, baud: Int) throws(SerialOpenError) {
         var handle: OpaquePointer?
@@ -34,6 +37,7 @@ final class LibSerialPortBackend: SerialBackend {
         port = handle
         var fd: Int32 = -1
         if sp_get_port_handle(port, &fd) == SP_OK { ExclusiveDevice.claim(fd: fd) }
+        descriptor = fd
         guard sp_set_bits(port, 8) == SP_OK, sp_set_parity(port, SP_PARITY_NONE) == SP_OK, sp_set_stopbits(port, 1) == SP_OK,
             sp_set_flowcontrol(port, SP_FLOWCONTROL_NONE) == SP_OK, setBaudRate(baud)
         else {
@@ -60,6 +64,7 @@ final class LibSerialPortBackend: SerialBackend {
 /// Plain termios, for devices libserialport refuses (a pty has no /sys/class/tty entry and fails TIOCMGET).
 final class TermiosBackend: SerialBackend {
     private let fd: Int32
+    var descriptor: Int32 { fd }
 
     init(path: String, baud: Int) throws(SerialOpenError) {
         fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK)

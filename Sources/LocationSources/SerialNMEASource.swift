@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 import NavigationCore
+import NIOCore
+import NIOPosix
 import NMEA
 
 /// Fixes straight from a serial NMEA receiver.
@@ -18,8 +20,13 @@ public final class SerialNMEASource: Sendable {
     public let rollover: GPSWeekRollover
     public let feed = GNSSFeed()
     /// Counts from the NMEA parser, updated as data arrives.
-    public var statistics: NMEAStatistics { statisticsBox.withLock { $0 } }
-    private let statisticsBox = Mutex(NMEAStatistics())
+    public var statistics: NMEAStatistics { assembler.withLock { $0.statistics } }
+    /// The event loop that reads the device (``SerialChannelReader``): navd's navigation loop runs on it too.
+    public let eventLoop: any EventLoop
+    /// Bytes to epochs; on ``eventLoop`` while reading, kept across reconnects.
+    let assembler: Mutex<NMEAEpochAssembler>
+    /// The channel reading the device, while one does: ``stop()`` closes it.
+    private let reading = Mutex<(any Channel)?>(nil)
     private let stopFlag = StopFlag()
     /// Seconds spent listening at each rate while detecting the baud rate.
     let detectionWindow: Double
@@ -32,8 +39,14 @@ public final class SerialNMEASource: Sendable {
     /// Rates tried when `baud` is 0, most common first.
     public static let candidateBaudRates = [9600, 4800, 38400, 115200, 19200, 57600, 230400]
 
-    public init(path: String, baud: Int = 0, rollover: GPSWeekRollover = .gpsdDefault, detectionWindow: Double = 1.5) {
+    /// - Parameter eventLoop: where the device is read and its readings yielded; navd passes its navigation loop's.
+    public init(
+        path: String, baud: Int = 0, rollover: GPSWeekRollover = .gpsdDefault, detectionWindow: Double = 1.5,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
+    ) {
         self.path = path
+        self.eventLoop = eventLoop
+        assembler = Mutex(NMEAEpochAssembler(rollover: rollover))
         self.baud = baud
         self.rollover = rollover
         self.detectionWindow = detectionWindow
@@ -43,7 +56,10 @@ public final class SerialNMEASource: Sendable {
         DetachedThread.start(name: "navd-serial") { [self] in run() }
     }
 
-    public func stop() { stopFlag.set() }
+    public func stop() {
+        stopFlag.set()
+        reading.withLock { $0 }?.close(promise: nil)
+    }
 
     /// The device to open: `auto` picks a receiver; symlinks are resolved.
     func resolveDevice() throws(SerialOpenError) -> String {
@@ -92,8 +108,6 @@ public final class SerialNMEASource: Sendable {
 
     private func run() {
         var backoff = Backoff()
-        var assembler = NMEAEpochAssembler(rollover: rollover)
-        var lastStatistics = NMEAStatistics()
         while !stopFlag.isSet {
             let device: String
             let backend: SerialBackend
@@ -114,40 +128,36 @@ public final class SerialNMEASource: Sendable {
                 continue
             }
             backoff.reset()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var gone = false
-            var lastBytesAt = monotonicSeconds()
-            while !stopFlag.isSet, !gone {
-                let count = buffer.withUnsafeMutableBytes { backend.read($0, timeoutMilliseconds: 50) }
-                guard let count else {
-                    gone = true
-                    break
-                }
-                guard count > 0 else {
-                    // Quiet after a burst: the epoch is complete even if its cycle is not learned yet.
-                    if assembler.hasPendingEpoch, monotonicSeconds() - lastBytesAt >= Self.quietEndsEpoch {
-                        for reading in assembler.flush() { feed.yield(reading) }
-                    }
-                    continue
-                }
-                lastBytesAt = monotonicSeconds()
-                if feed.isRawObserved { feed.yieldRaw(.serialBytes(Array(buffer[0..<count]))) }
-                // The host's clock dates the epochs of receivers that never send a date (GGA-only).
-                assembler.hostTime = Date()
-                for reading in assembler.append(buffer[0..<count]) { feed.yield(reading) }
-                if assembler.statistics != lastStatistics {
-                    lastStatistics = assembler.statistics
-                    statisticsBox.withLock { $0 = lastStatistics }
-                }
-            }
+            let ending = read(backend, device: device)
             backend.close()
-            if gone {
+            if let ending {
                 let delay = backoff.next()
-                feed.report(.disconnected(reason: "serial device \(device) disappeared", retryIn: delay))
+                feed.report(.disconnected(reason: ending, retryIn: delay))
                 stopFlag.sleep(delay)
             }
         }
         feed.finish()
+    }
+
+    /// Reads the open device on ``eventLoop`` until it goes away (why, for the status) or the source stops (nil).
+    private func read(_ backend: SerialBackend, device: String) -> String? {
+        // The channel owns (and closes) a duplicate; the backend closes its own descriptor after.
+        let duplicate = dup(backend.descriptor)
+        guard duplicate >= 0 else { return "cannot read \(device): \(String(cString: strerror(errno)))" }
+        let channel: any Channel
+        let reader: NIOLoopBound<SerialChannelReader>
+        do {
+            (channel, reader) = try SerialChannelReader.start(descriptor: duplicate, on: eventLoop, for: self)
+        } catch {
+            return "cannot read \(device) on the event loop: \(error)"
+        }
+        reading.withLock { $0 = channel }
+        if stopFlag.isSet { channel.close(promise: nil) }
+        try? channel.closeFuture.wait()
+        reading.withLock { $0 = nil }
+        if stopFlag.isSet { return nil }
+        let cause = try? eventLoop.submit { reader.value.closingError.map { " (\($0))" } ?? "" }.wait()
+        return "serial device \(device) disappeared\(cause ?? "")"
     }
 
     /// The link `udev/60-navd-gnss.rules` gives a known receiver's NMEA port.

@@ -10,14 +10,17 @@ import Darwin
 /// pool, whose threads must never block. What Foundation's `Thread` did, without linking Foundation.
 public enum DetachedThread {
     /// Starts `body` on a new detached thread named `name` (Linux keeps the first 15 bytes, shown by `top -H`).
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
+    /// `niceness` above 0: background work (the flight recorder's encoding) that yields the CPU to navigation on a
+    /// busy two-core vehicle computer.
+    public static func start(name: String, niceness: Int32 = 0, _ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Body(name: name, niceness: niceness, run: body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
             &thread, nil,
             { context in
                 let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
                 navd_set_thread_name(body.name)
+                if body.niceness != 0 { _ = navd_set_thread_niceness(body.niceness) }
                 body.run()
                 return nil
             }, box)
@@ -27,9 +30,11 @@ public enum DetachedThread {
 
     private final class Body {
         let name: String
+        let niceness: Int32
         let run: @Sendable () -> Void
-        init(name: String, run: @escaping @Sendable () -> Void) {
+        init(name: String, niceness: Int32, run: @escaping @Sendable () -> Void) {
             self.name = name
+            self.niceness = niceness
             self.run = run
         }
     }

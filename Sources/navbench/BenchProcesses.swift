@@ -145,3 +145,18 @@ func connectLoopback(_ fd: Int32, port: Int) -> Bool {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     } == 0
 }
+
+/// A stream socket connected to the Unix socket at `path` (navd's); fails the benchmark when it cannot connect.
+func connectUnixSocket(_ path: String) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        for (i, byte) in Array(path.utf8).prefix(buffer.count - 1).enumerated() { buffer[i] = byte }
+    }
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    if result != 0 { fail("cannot connect to \(path): \(String(cString: strerror(errno)))") }
+    return fd
+}

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import NavigationCore
 import NavigationDaemon
+import SystemSupport
 
 /// The navigation loop's cost per fix as the daemon runs it: `TripCoordinator.handle` (controller update,
 /// instruction ledger, event building), then every event serialized once and queued for each client, whose
@@ -11,10 +12,12 @@ import NavigationDaemon
 /// thread drains the other ends. Target: under 50 µs per fix with 100 clients (a fix arrives every 100–1000 ms).
 struct DaemonBenchmark {
     func run() async -> [Figure] {
+        // Two descriptors per client (both ends of its socket pair).
+        guard DescriptorLimit.raise(toAtLeast: 2100) >= 2100 else { fail("navbench cannot open the 2000 descriptors of 1000 clients") }
         var figures: [Figure] = []
         let route = ControllerBenchmark.route(length: 20_000)
         let fixes = LocationSimulator(speed: 25, sampleRate: 1, noise: 4, seed: 3).simulate(along: route.geometry)
-        for clientCount in [1, 20, 100] {
+        for clientCount in [1, 20, 100, 1000] {
             let hub = EventHub()
             let scheduler = WriterScheduler()
             var peers: [Int32] = []

@@ -2,8 +2,9 @@ import Foundation
 import NavigationCore
 import NMEA
 
-/// Writes NMEA epochs (RMC then GGA, in one write) into ptys at 10 Hz on an absolute schedule, and remembers when
-/// each epoch was written, keyed by its fix time in centiseconds (what NMEA carries).
+/// Writes NMEA epochs (RMC then GGA, in one write) into ptys at a receiver's rate (10 Hz unless told) on an
+/// absolute schedule, and remembers when each epoch was written, keyed by its fix time in centiseconds (what NMEA
+/// carries).
 final class EpochFeeder {
     struct Sent {
         /// The fix time the epoch carries.
@@ -14,23 +15,35 @@ final class EpochFeeder {
 
     private let ptys: [PtyPair]
     /// Whole seconds, so every epoch's time is a whole number of tenths.
-    private let base = Date(timeIntervalSince1970: 1_795_241_290)
+    private var base = Date(timeIntervalSince1970: 1_795_241_290)
     private var index = 0
     private var anchor = monotonicSeconds()
     private var anchorIndex = 0
     /// Epoch writes by fix time in centiseconds.
     private(set) var sent: [Int: Sent] = [:]
 
+    /// Seconds between epochs.
+    private(set) var interval = 0.1
+
     init(_ ptys: [PtyPair]) {
         self.ptys = ptys
     }
 
-    /// Writes the next epoch at its 100 ms tick (re-anchoring the schedule when the caller was away longer).
+    /// From the next epoch on, `hertz` epochs a second (1-20: whole centiseconds apart, as NMEA's times are).
+    func setRate(_ hertz: Int) {
+        precondition([1, 2, 4, 5, 10, 20].contains(hertz), "a rate whose epochs fall on whole centiseconds")
+        base = base.addingTimeInterval(Double(index) * interval - Double(index) / Double(hertz))
+        interval = 1 / Double(hertz)
+        anchor = monotonicSeconds()
+        anchorIndex = index
+    }
+
+    /// Writes the next epoch at its tick (re-anchoring the schedule when the caller was away longer).
     @discardableResult
     func send(_ coordinate: GeographicCoordinate, course: Double, speed: Double) -> Sent {
-        var tick = anchor + Double(index - anchorIndex) * 0.1
+        var tick = anchor + Double(index - anchorIndex) * interval
         var now = monotonicSeconds()
-        if now > tick + 0.05 {
+        if now > tick + interval / 2 {
             anchor = now
             anchorIndex = index
             tick = now
@@ -39,7 +52,7 @@ final class EpochFeeder {
             usleep(UInt32(max(50, (tick - now) * 1e6)))
             now = monotonicSeconds()
         }
-        let time = base.addingTimeInterval(Double(index) / 10)
+        let time = base.addingTimeInterval(Double(index) * interval)
         let fix = UserLocation(
             coordinate: coordinate, horizontalAccuracy: 3, course: CourseOverGround(degrees: course),
             speed: Speed(metersPerSecond: speed), timestamp: time)

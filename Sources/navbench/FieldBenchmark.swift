@@ -69,11 +69,11 @@ struct FieldBenchmark {
         let rig = SerialRig(navd: navd, valhalla: valhalla, directory: directory)
         let (instance, feeder, client) = (rig.instance, rig.feeder, rig.client)
         defer { rig.close() }
-        let walk = startTrip(feeder: feeder, client: client)
+        let walk = Self.startTrip(feeder: feeder, client: client)
         var distance = 0.0
         let speed = 12.0
         // One client.
-        let firstEpoch = drive(feeder: feeder, walk: walk, distance: &distance, speed: speed, epochs: epochs)
+        let firstEpoch = Self.drive(feeder: feeder, walk: walk, distance: &distance, speed: speed, epochs: epochs)
         let single = feeder.latencies(of: client.lines, since: firstEpoch, filter: Self.isTripState)
         let navigatingRSS = instance.process.residentMegabytes
 
@@ -81,7 +81,7 @@ struct FieldBenchmark {
         var others: [LineTap] = []
         for _ in 0..<49 { others.append(instance.connect()) }
         let cpuStart = instance.process.cpuSeconds, wallStart = monotonicSeconds()
-        let fiftyFirst = drive(feeder: feeder, walk: walk, distance: &distance, speed: speed, epochs: epochs)
+        let fiftyFirst = Self.drive(feeder: feeder, walk: walk, distance: &distance, speed: speed, epochs: epochs)
         let cpuPercent = (instance.process.cpuSeconds - cpuStart) / (monotonicSeconds() - wallStart) * 100
         let fifty = feeder.latencies(of: client.lines, since: fiftyFirst, filter: Self.isTripState)
         let fiftyRSS = instance.process.residentMegabytes
@@ -157,9 +157,9 @@ struct FieldBenchmark {
         defer { instance.stop() }
         let feeder = EpochFeeder([pty])
         let client = instance.connect()
-        let walk = startTrip(feeder: feeder, client: client)
+        let walk = Self.startTrip(feeder: feeder, client: client)
         var distance = 0.0
-        let first = drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: epochs)
+        let first = Self.drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: epochs)
         let relay = Percentiles(feeder.latencies(of: watcher.lines, since: first, filter: { $0.contains(#""class":"TPV""#) }).milliseconds)
         let navdThroughGpsd = Percentiles(feeder.latencies(of: client.lines, since: first, filter: Self.isTripState).milliseconds)
         watcher.close()
@@ -237,40 +237,48 @@ struct FieldBenchmark {
         var reroutes: [Double] = []
         var sessions: [Int] = []
         for _ in 0..<5 {
-            var distance = 0.0
-            _ = drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: 40)
-            let (onRoute, course) = walk.position(at: distance)
-            var offRoute = onRoute
-            let from = client.count
-            var rerouted: LineTap.Line?
-            let started = monotonicSeconds()
-            while rerouted == nil {
-                feeder.send(offRoute, course: course + 60, speed: 12)
-                offRoute = Geodesy.destination(from: offRoute, distance: 1.2, bearing: course + 60)
-                rerouted = client.wait(from: from, timeout: 0.02, { Self.isRoute($0) && $0.contains(#""reason":"reroute""#) })?.line
-                if monotonicSeconds() - started > 30 { fail("no reroute within 30 s of leaving the route:\n\(instance.process.log)") }
-            }
-            // The deciding fix of the calculation whose route came: navd publishes the deviation and that
-            // calculation starting, then the fix's trip_state. (Earlier calculations of the same departure may have
-            // been answered with the route in use, which navd keeps: the engine snapped the car back onto it.)
-            let lines = client.lines
-            guard let session = (try? JSONParser.parse(Array(rerouted!.text.utf8)))?["session"]?.intValue,
-                let start = client.wait(from: from, timeout: 0, { line in
-                    line.contains(#""purpose":"reroute""#) && line.contains(#""status":"in_progress""#)
-                        && (try? JSONParser.parse(Array(line.utf8)))?["session"]?.intValue == session
-                }),
-                let state = lines[start.index...].first(where: { Self.isTripState($0.text) }),
-                let fixTime = EpochFeeder.fixTime(in: state.text), let written = feeder.sent[EpochFeeder.key(fixTime)]?.written
-            else { fail("the reroute's deciding fix could not be found in what the client received") }
-            reroutes.append((rerouted!.time - written) * 1000)
-            sessions.append(session)
-            guard let next = RouteWalk.fromRouteEvent(rerouted!.text) else { fail("the rerouted route has no geometry") }
-            walk = next
+            let reroute = Self.reroute(feeder: feeder, client: client, walk: walk, instance: instance)
+            reroutes.append(reroute.milliseconds)
+            sessions.append(reroute.session)
+            walk = reroute.next
         }
         return (initial, reroutes, sessions)
     }
 
     // MARK: Helpers
+
+    /// Drives 48 m along `walk`, then leaves it at 60° and keeps going straight (a plausible drive: a jump would be
+    /// refused by the fix plausibility gate, not rerouted) until the reroute's `route` event reaches `client`.
+    /// Milliseconds from the deciding fix's write to that event, the calculation's session, and the new route.
+    static func reroute(feeder: EpochFeeder, client: LineTap, walk: RouteWalk, instance: NavdUnderTest) -> (milliseconds: Double, session: Int, next: RouteWalk) {
+        var distance = 0.0
+        _ = drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: 40)
+        let (onRoute, course) = walk.position(at: distance)
+        var offRoute = onRoute
+        let from = client.count
+        var rerouted: LineTap.Line?
+        let started = monotonicSeconds()
+        while rerouted == nil {
+            feeder.send(offRoute, course: course + 60, speed: 12)
+            offRoute = Geodesy.destination(from: offRoute, distance: 12 * feeder.interval, bearing: course + 60)
+            rerouted = client.wait(from: from, timeout: 0.02, { isRoute($0) && $0.contains(#""reason":"reroute""#) })?.line
+            if monotonicSeconds() - started > 30 { fail("no reroute within 30 s of leaving the route:\n\(instance.process.log)") }
+        }
+        // The deciding fix of the calculation whose route came: navd publishes the deviation and that
+        // calculation starting, then the fix's trip_state. (Earlier calculations of the same departure may have
+        // been answered with the route in use, which navd keeps: the engine snapped the car back onto it.)
+        let lines = client.lines
+        guard let session = (try? JSONParser.parse(Array(rerouted!.text.utf8)))?["session"]?.intValue,
+            let start = client.wait(from: from, timeout: 0, { line in
+                line.contains(#""purpose":"reroute""#) && line.contains(#""status":"in_progress""#)
+                    && (try? JSONParser.parse(Array(line.utf8)))?["session"]?.intValue == session
+            }),
+            let state = lines[start.index...].first(where: { isTripState($0.text) }),
+            let fixTime = EpochFeeder.fixTime(in: state.text), let written = feeder.sent[EpochFeeder.key(fixTime)]?.written
+        else { fail("the reroute's deciding fix could not be found in what the client received") }
+        guard let next = RouteWalk.fromRouteEvent(rerouted!.text) else { fail("the rerouted route has no geometry") }
+        return ((rerouted!.time - written) * 1000, session, next)
+    }
 
     static func serialGNSS(_ pty: PtyPair) -> String {
         "source = \"serial\"\nserial = \"\(pty.device)\"\nbaud = 115200"
@@ -280,7 +288,7 @@ struct FieldBenchmark {
     static func isRoute(_ line: String) -> Bool { line.hasPrefix(#"{"type":"route","#) }
 
     /// Stands at the origin feeding epochs, navigates, and returns the route once its event arrived.
-    private func startTrip(feeder: EpochFeeder, client: LineTap) -> RouteWalk {
+    static func startTrip(feeder: EpochFeeder, client: LineTap) -> RouteWalk {
         for _ in 0..<5 { feeder.send(Self.origin, course: 55, speed: 0) }
         client.send(Self.navigate)
         let from = client.count
@@ -297,13 +305,13 @@ struct FieldBenchmark {
     }
 
     /// Drives `epochs` epochs along `walk` at `speed` m/s from `distance`; returns the first epoch's fix time.
-    private func drive(feeder: EpochFeeder, walk: RouteWalk, distance: inout Double, speed: Double, epochs: Int) -> Date {
+    static func drive(feeder: EpochFeeder, walk: RouteWalk, distance: inout Double, speed: Double, epochs: Int, hertz: Double = 10) -> Date {
         var first: Date?
         for _ in 0..<epochs {
             let (position, course) = walk.position(at: distance)
             let sent = feeder.send(position, course: course, speed: speed)
             first = first ?? sent.time
-            distance += speed / 10
+            distance += speed / hertz
         }
         // The last epoch's events have time to arrive.
         usleep(200_000)
@@ -325,11 +333,13 @@ struct SerialRig {
     let client: LineTap
     let directory: String
 
-    init(navd: String, valhalla: String, directory: String, extra: String = "") {
+    init(navd: String, valhalla: String, directory: String, extra: String = "", maxClients: Int = 100) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         pty = PtyPair(directory: directory, name: "gps")
-        instance = NavdUnderTest(binary: navd, directory: "\(directory)/navd", gnss: FieldBenchmark.serialGNSS(pty), valhalla: valhalla, extra: extra)
+        instance = NavdUnderTest(
+            binary: navd, directory: "\(directory)/navd", gnss: FieldBenchmark.serialGNSS(pty), valhalla: valhalla, extra: extra,
+            maxClients: maxClients)
         feeder = EpochFeeder([pty])
         client = instance.connect()
     }

@@ -17,18 +17,7 @@ final class LineTap: @unchecked Sendable {
 
     /// Connects to a Unix socket.
     convenience init(unixPath: String) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(unixPath.utf8CString)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (i, byte) in path.prefix(buffer.count - 1).enumerated() { buffer[i] = UInt8(bitPattern: byte) }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if result != 0 { fail("cannot connect to \(unixPath): \(String(cString: strerror(errno)))") }
-        self.init(fd: fd)
+        self.init(fd: connectUnixSocket(unixPath))
     }
 
     /// Connects to 127.0.0.1:`port`.

@@ -10,7 +10,7 @@ final class NavdUnderTest {
     var socketPath: String { "\(directory)/navd.sock" }
 
     /// `gnss`: the [gnss] table's keys; `extra`: more TOML.
-    init(binary: String, directory: String, gnss: String, valhalla: String, extra: String = "") {
+    init(binary: String, directory: String, gnss: String, valhalla: String, extra: String = "", maxClients: Int = 100) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = """
@@ -30,7 +30,7 @@ final class NavdUnderTest {
             [socket]
             path = "\(directory)/navd.sock"
             mode = "0600"
-            max_clients = 100
+            max_clients = \(maxClients)
 
             [journal]
             path = "\(directory)/trip.json"

@@ -282,19 +282,7 @@ final class SoakReaders: @unchecked Sendable {
     private var closed = 0
 
     init(socketPath: String, count: Int) {
-        descriptors = (0..<count).map { _ in
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-                for (i, byte) in Array(socketPath.utf8).prefix(buffer.count - 1).enumerated() { buffer[i] = byte }
-            }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if result != 0 { fail("cannot connect to \(socketPath): \(String(cString: strerror(errno)))") }
-            return fd
-        }
+        descriptors = (0..<count).map { _ in connectUnixSocket(socketPath) }
         lastSeq = Array(repeating: 0, count: count)
         missing = Array(repeating: [], count: count)
         eventCount = Array(repeating: 0, count: count)

@@ -12,6 +12,7 @@ import Foundation
 //   navbench daemon-loop
 //   navbench field [--epochs N] [--keep]         the real navd, gpsd and Valhalla (NAVD_VALHALLA_URL)
 //   navbench free-drive [--free-epochs N] [--keep] free drive's cost: match requests a minute, navd's CPU
+//   navbench scaling [--keep]                    how costs grow: 1-1000 clients, 1-20 Hz, 1-1000 km routes
 //   navbench soak [--hours H] [--speedup S] [--clients N] [--keep]
 //                                                a long drive, time-scaled (default 8 h at 60x, 50 clients)
 
@@ -63,6 +64,13 @@ func freeDrive() -> [Figure] {
     return FreeDriveBenchmark(navd: navd, valhalla: valhalla, epochs: epochs, keep: arguments.contains("--keep")).run()
 }
 
+/// How costs grow: navd and Valhalla as for `field`.
+func scaling() -> [Figure] {
+    let (navd, valhalla) = navdAndValhalla()
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else { fail("/usr/bin/socat is missing; scripts/setup installs it") }
+    return ScalingBenchmark(navd: navd, valhalla: valhalla, keep: arguments.contains("--keep")).run()
+}
+
 /// The soak: navd and Valhalla as for `field`.
 func soak() -> [Figure] {
     let (navd, valhalla) = navdAndValhalla()
@@ -75,7 +83,7 @@ func soak() -> [Figure] {
 var figures: [Figure]
 switch arguments.first {
 case "all":
-    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + (await DaemonBenchmark().run()) + field() + freeDrive()
+    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + (await DaemonBenchmark().run()) + field() + freeDrive() + scaling()
 case "route-parse":
     figures = routeParse()
 case "route-answer":
@@ -92,12 +100,14 @@ case "field":
     figures = field()
 case "free-drive":
     figures = freeDrive()
+case "scaling":
+    figures = scaling()
 case "soak":
     figures = soak()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | soak [--hours H] [--speedup S] [--clients N]\n"
+            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | scaling | soak [--hours H] [--speedup S] [--clients N]\n"
                 .utf8))
     exit(2)
 }

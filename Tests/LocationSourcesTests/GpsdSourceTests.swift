@@ -97,6 +97,52 @@ struct GpsdSourceTests {
         fake?.stop()
     }
 
+    /// libgps waits with select(2), which takes no descriptor of 1024 or more. navd raises its open-file limit for
+    /// many clients; when every lower descriptor is in use, a connection to gpsd is refused with a clear status
+    /// (not handed to libgps, whose fd_set it would overflow), and made once a low descriptor is free again.
+    @Test func aConnectionWithNoDescriptorBelow1024IsRefusedThenMadeWhenOneFrees() async throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let saved = limit
+        limit.rlim_cur = min(limit.rlim_max, 2048)
+        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        defer {
+            var restore = saved
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore)
+        }
+        let drive = try Fixtures.helsinkiDrive()
+        defer { try? FileManager.default.removeItem(at: drive) }
+        let port = freePort()
+        let fake = try Self.gpsfake(drive, port: port, once: false, cycle: "0.05")
+        defer { fake.stop() }
+        #expect(waitForTCPListener(port: port, timeout: 30), "gpsfake's gpsd never listened: \(fake.output.suffix(500))")
+        // Take every descriptor below 1024.
+        var fillers: [Int32] = []
+        while fillers.count < 1100 {
+            let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            #expect(fd >= 0, "cannot open /dev/null: \(String(cString: strerror(errno)))")
+            if fd < 0 { break }
+            if fd >= 1024 {
+                close(fd)
+                break
+            }
+            fillers.append(fd)
+        }
+        defer { fillers.forEach { close($0) } }
+        let source = GpsdSource(host: "127.0.0.1", port: String(port))
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(
+            await recorder.wait(seconds: 10) { $0.statuses.contains { $0.contains("every descriptor below 1024 is in use") } },
+            "\(recorder.statuses)")
+        #expect(recorder.fixes.isEmpty)
+        // A client leaves: a low descriptor is free, and the next attempt connects.
+        for fd in fillers.suffix(8) { close(fd) }
+        fillers.removeLast(8)
+        #expect(await recorder.wait(seconds: 60) { $0.fixes.count >= 3 }, "no fixes once a descriptor was free: \(recorder.statuses)")
+    }
+
     @Test func theWatchdogReportsASilentReceiver() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navd-pty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,7 +1,10 @@
 import Foundation
 import LocationSources
 import NavigationCore
+import NIOCore
+import NIOPosix
 import NMEA
+import Synchronization
 import Testing
 import TestSupport
 
@@ -91,6 +94,38 @@ struct SerialSourceTests {
         for fix in recorder.fixes {
             #expect(expected.contains(fix), "\(fix.location.timestamp)")
         }
+    }
+
+    /// The device is read on the source's event loop, and its readings are handed on there: navd runs its
+    /// navigation loop and writes its clients on that event loop, so a fix wakes no other thread on its way.
+    @Test func readingsAreHandedOnOnTheSourcesEventLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdownGracefully { _ in } }
+        let eventLoop = group.next()
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none, eventLoop: eventLoop)
+        let handedOn = Mutex<[(time: Double?, onLoop: Bool)]>([])
+        source.feed.forwardReadings { reading in
+            handedOn.withLock { $0.append((reading.fix?.location.timestamp.timeIntervalSince1970, eventLoop.inEventLoop)) }
+        }
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        source.start()
+        defer { source.stop() }
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }, "\(recorder.statuses)")
+        let writer = try PtyWriter(path: pty.feeder)
+        for line in try Self.driveLines().prefix(12) {
+            writer.write(line)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        var waited = 0
+        while handedOn.withLock({ $0.filter { $0.time != nil }.count }) < 6, waited < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        let readings = handedOn.withLock { $0 }
+        #expect(readings.filter { $0.time != nil }.count == 6, "12 lines are 6 RMC+GGA epochs, each with a fix")
+        let offTheLoop = readings.filter { !$0.onLoop }.count
+        #expect(offTheLoop == 0, "\(offTheLoop) of \(readings.count) readings were handed on off the event loop")
     }
 
     /// navd is the receiver's only reader: the tty it opens is in exclusive mode (TIOCEXCL), so gpsd's hotplug

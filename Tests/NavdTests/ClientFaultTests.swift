@@ -103,6 +103,48 @@ struct ClientFaultTests {
         #expect(rssAfter < rssBefore + 64 * 1024 * 1024, "RSS grew by \((rssAfter - rssBefore) / 1024) KB under the flood")
     }
 
+    /// Started as systemd starts services (a soft limit of 1024 open files), navd still serves `max_clients`
+    /// clients: it raises its own soft limit. Without that, the kernel refuses the accept near the 1010th client.
+    @Test func aThousandAndFiftyClientsAreServedUnderSystemdsDefaultFileLimit() throws {
+        let clients = 1050
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let hard = limit.rlim_max
+        #expect(hard >= rlim_t(clients + 1400), "this machine's hard limit (\(hard)) is too low for the test")
+        // The test's own clients need a descriptor each.
+        let saved = limit
+        limit.rlim_cur = min(hard, rlim_t(clients + 512))
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        defer {
+            var restore = saved
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore)
+        }
+        let navd = try NavdInstance(
+            sections: """
+                [gnss]
+                source = "simulate"
+                [gnss.simulate]
+                start = { lat = \(DeviatingDrive.origin.latitude), lon = \(DeviatingDrive.origin.longitude) }
+                rate = 1
+                """, extraSocket: "max_clients = 1100")
+        let process = try navd.start(wrapper: ["prlimit", "--nofile=1024:\(min(hard, 65536))", "--"])
+        var connected: [SocketClient] = []
+        var greeted = 0
+        for _ in 0..<clients {
+            let client = try navd.connect()
+            if client.next(timeout: 5)?.type == "hello" { greeted += 1 }
+            connected.append(client)
+        }
+        #expect(greeted == clients, "\(greeted) of \(clients) clients got their hello:\n\(navd.log.suffix(2000))")
+        let limits = (try? String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)) ?? ""
+        let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+        let soft = openFiles.flatMap { line in line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) } }
+        #expect(soft == 1100 + 256, "navd's limits: \(openFiles ?? "none")")
+        // The first and the last client are both answered.
+        #expect(connected[0].command(#"{"type":"status","id":"s"}"#, id: "s")?.type == "reply")
+        #expect(connected[clients - 1].command(#"{"type":"status","id":"s"}"#, id: "s")?.type == "reply")
+    }
+
     /// 200 clients connect and leave for 20 s while navd navigates at 10 Hz; ten steady clients miss nothing.
     @Test func twoHundredChurningClientsDoNotDisturbTenSteadyOnes() throws {
         let navd = try NavdInstance(

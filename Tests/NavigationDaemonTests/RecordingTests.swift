@@ -222,6 +222,35 @@ import Testing
         #expect(summary.bytes == (try FileManager.default.attributesOfItem(atPath: recorder.path)[.size] as? Int))
     }
 
+    /// The writer thread encodes route answers (milliseconds of CPU) at nice 10, so that on a busy two-core computer
+    /// a reroute's parsing and publishing go first; the thread's own nice value, not the process's.
+    @Test func theWriterThreadRunsAtNiceTen() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recorder = try FlightRecorder(
+            limits: .init(directory: directory, maxFileBytes: 1 << 20, maxTotalBytes: 4 << 20), header: [:], createdAt: Self.now,
+            logger: Logger(label: "test"))
+        defer { recorder.stop(reason: "done") }
+        /// The nice value of each of this process's threads with that name (/proc/self/task/TID/stat, field 19).
+        func niceValues(of name: String) -> [Int] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.compactMap { tid in
+                guard let comm = try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8),
+                    comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                    let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+                    let afterName = stat.range(of: ") ")
+                else { return nil }
+                // Fields after the name start at field 3 (state); nice is field 19.
+                let fields = stat[afterName.upperBound...].split(separator: " ")
+                return fields.count > 16 ? Int(fields[16]) : nil
+            }
+        }
+        let recorders = niceValues(of: "navd recorder")
+        #expect(!recorders.isEmpty, "no thread named navd recorder")
+        #expect(recorders.allSatisfy { $0 == 10 }, "\(recorders)")
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == 0, "the calling thread keeps its nice value")
+    }
+
     /// A recording of 50 notes of about 950 bytes each (`index` 0 to 49) under these limits, stopped.
     static func recordFiftyNotes(in directory: String, maxFileBytes: Int, maxTotalBytes: Int) throws -> FlightRecorder.Summary {
         let recorder = try FlightRecorder(

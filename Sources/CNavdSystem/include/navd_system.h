@@ -25,4 +25,7 @@ int navd_user_in_group(uint32_t uid, uint32_t gid, uint32_t group);
 /// Names the calling thread (Linux keeps 15 bytes), as `top -H` and `ps -L` show it.
 void navd_set_thread_name(const char *name);
 
+/// Sets the calling thread's nice value (Linux: per thread); raising it needs no privilege. Returns 0 or -errno.
+int navd_set_thread_niceness(int niceness);
+
 #endif

@@ -94,7 +94,8 @@ public final class FlightRecorder: @unchecked Sendable {
         header["format"] = .number(Double(RecordingCodec.formatVersion))
         header["created"] = .string(ISO8601Timestamp.format(createdAt))
         pending = [.bytes(JSONLine.serialize(header, leading: Self.leadingKeys))]
-        DetachedThread.start(name: "navd recorder") { [self] in
+        // Nice 10: encoding a route answer takes milliseconds of CPU, which a reroute on a two-core computer needs.
+        DetachedThread.start(name: "navd recorder", niceness: 10) { [self] in
             let result = openFirstFile()
             condition.withLock {
                 opened = result
@@ -197,8 +198,18 @@ public final class FlightRecorder: @unchecked Sendable {
                 }
             }
             condition.unlock()
-            for line in lines {
-                record(["rec": "serial", "line": .string(String(String.UnicodeScalarView(line.map { Unicode.Scalar($0) })))])
+            guard !lines.isEmpty else { return }
+            // The serial source reads on the navigation loop's event loop: the records are made on the writer thread.
+            let t = (elapsed * 1e6).rounded() / 1e6
+            appendLater { [lines] in
+                var text: [UInt8] = []
+                for line in lines {
+                    let record: [String: JSONValue] = [
+                        "rec": "serial", "line": .string(String(String.UnicodeScalarView(line.map { Unicode.Scalar($0) }))), "t": .number(t),
+                    ]
+                    text += JSONLine.serialize(record, leading: Self.leadingKeys)
+                }
+                return text
             }
         }
     }

@@ -4,9 +4,12 @@ import Logging
 import LocationSources
 import NavigationCore
 import NavigationProtocol
+import NIOCore
+import NIOPosix
 import RouteAdapters
 import RouteClient
 import ServiceLifecycle
+import SystemSupport
 import UnixSignals
 
 /// Wires navd together from a configuration file and runs it until SIGTERM or SIGINT.
@@ -25,6 +28,15 @@ public enum NavdDaemon {
         let notifier = SystemdNotifier()
         let readiness = Readiness(notifier: notifier)
         let startedAt = Date()
+        // A descriptor per client, and headroom for the rest (receiver, journal, engines, recorder, web listener).
+        let descriptors = config.socket.maxClients + 256
+        let descriptorLimit = DescriptorLimit.raise(toAtLeast: descriptors)
+        if descriptorLimit < descriptors {
+            let problem =
+                "open file limit is \(descriptorLimit), below the \(descriptors) that socket.max_clients = \(config.socket.maxClients) needs; "
+                + "clients beyond it are refused by the kernel (raise LimitNOFILE)"
+            logger.warning("\(problem)")
+        }
         // Before anything is touched (the journal, the socket file): a second navd with the same socket must not take
         // it over from the one serving it (binding would remove the live socket's file) nor rewrite its journal.
         if SocketServer.isServed(config.socket.path) {
@@ -59,7 +71,10 @@ public enum NavdDaemon {
         case .none?, nil: break
         }
 
-        let location = try LocationSourceFactory.make(config.gnss)
+        // One event loop reads a serial receiver, runs the navigation loop and writes the clients' sockets: a fix
+        // reaches the clients on the thread that read it (docs/performance.md). Calculations run off it.
+        let navigationEventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let location = try LocationSourceFactory.make(config.gnss, eventLoop: navigationEventLoop)
         GpsdHotplugMarker.update(
             isSerial: config.gnss.source == .serial, device: config.gnss.serial, environment: ProcessInfo.processInfo.environment, logger: logger)
         let executor = RouteHTTPExecutor(
@@ -82,10 +97,11 @@ public enum NavdDaemon {
                 settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,
                 confirmAgeOnFirstFix: confirmResumeAge, voiceMode: voiceMode),
             runner: makeRunner(config, executor: executor), location: location, hub: hub, journal: journal, voiceModeFile: voiceModeFile,
-            notifier: notifier, readiness: readiness, logger: logger, recording: recording, recordFromStart: config.recording.enabled)
+            notifier: notifier, readiness: readiness, logger: logger, recording: recording, recordFromStart: config.recording.enabled,
+            eventLoop: navigationEventLoop)
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
-            logger: logger)
+            logger: logger, clientEventLoops: navigationEventLoop)
         var web: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if !config.web.listen.isEmpty {
             web = [.init(service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), logger: logger))]

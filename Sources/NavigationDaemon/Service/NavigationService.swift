@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import NIOCore
 import LocationSources
 import NavigationCore
 import NavigationProtocol
@@ -45,12 +46,15 @@ public final class NavigationService: Service, Sendable {
     private let recordFromStart: Bool
     private let now: @Sendable () -> Date
     private let bootId = BootClock.bootId()
+    /// Where the loop runs: the event loop that reads the receiver and writes the clients (nil: Swift's pool).
+    private let executor: EventLoopTaskExecutor?
 
     public init(
         coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
         voiceModeFile: VoiceModeFile? = nil, notifier: SystemdNotifier, readiness: Readiness, logger: Logger, recording: RecordingControl? = nil, recordFromStart: Bool = false,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, eventLoop: (any EventLoop)? = nil
     ) {
+        executor = eventLoop.map(EventLoopTaskExecutor.init)
         self.recording = recording
         self.recordFromStart = recordFromStart
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
@@ -91,6 +95,10 @@ public final class NavigationService: Service, Sendable {
     }
 
     public func run() async throws {
+        await withTaskExecutorPreference(executor) { await runLoop() }
+    }
+
+    private func runLoop() async {
         let continuation = self.continuation
         let location = self.location
         let tickInterval = self.tickInterval
@@ -105,7 +113,10 @@ public final class NavigationService: Service, Sendable {
         // Readings enter the loop's queue on the source's thread: no task in between (one thread hop less per fix).
         location.feed.forwardReadings { reading in continuation.yield(.reading(reading)) }
         await withDiscardingTaskGroup { group in
-            group.addTask { await location.run() }
+            // The source paces itself (a simulated or replayed drive sleeps between fixes) or starts its own reader
+            // (a serial receiver is read on the event loop by NIO, gpsd on a thread): off the loop's event loop, so a
+            // busy event loop does not stretch a simulated receiver's epochs.
+            group.addTask(executorPreference: globalConcurrentExecutor) { await location.run() }
             group.addTask {
                 for await status in location.feed.statuses { continuation.yield(.sourceStatus(status)) }
             }
@@ -268,7 +279,8 @@ public final class NavigationService: Service, Sendable {
                 let signal = CancelSignal()
                 cancels[session] = signal
                 let continuation = self.continuation
-                group.addTask {
+                // Off the loop's event loop: parsing a long route's answer must not hold fixes back.
+                group.addTask(executorPreference: globalConcurrentExecutor) {
                     let outcome = await signal.run {
                         await runner.run(request) { failure in
                             continuation.yield(.attemptFailed(session: session, failure))

@@ -15,8 +15,15 @@ final class ClientSessions: Sendable {
     let logger: Logger
     /// Client writers, one queue per event loop.
     let writers = WriterScheduler()
+    /// Where clients' connections live: the navigation loop's event loop in navd (its events are written on the
+    /// thread that made them), NIO's shared group otherwise.
+    let clientEventLoops: any EventLoopGroup
 
-    init(settings: NavdConfig.Socket, router: CommandRouter, hub: EventHub, navigation: NavigationService, logger: Logger) {
+    init(
+        settings: NavdConfig.Socket, router: CommandRouter, hub: EventHub, navigation: NavigationService, logger: Logger,
+        clientEventLoops: any EventLoopGroup
+    ) {
+        self.clientEventLoops = clientEventLoops
         self.settings = settings
         self.router = router
         self.hub = hub

@@ -10,7 +10,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The Unix domain socket: accepts clients, reads their command lines, hands decoded commands to the
-/// navigation loop, and writes each client's outbox (``ChannelWriter``, on the client's event loop). One child task per
+/// navigation loop, and writes each client's outbox (``ChannelWriter``, on the client's event loop: in navd, the
+/// navigation loop's own). One child task per
 /// connection in a discarding task group.
 /// On shutdown every client gets a `bye` line and the socket file is removed.
 public final class SocketServer: Service, Sendable {
@@ -26,7 +27,7 @@ public final class SocketServer: Service, Sendable {
 
     public init(
         settings: NavdConfig.Socket, policy: AccessPolicy, router: CommandRouter, hub: EventHub, navigation: NavigationService,
-        readiness: Readiness, logger: Logger
+        readiness: Readiness, logger: Logger, clientEventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.settings = settings
         self.policy = Mutex(policy)
@@ -35,7 +36,8 @@ public final class SocketServer: Service, Sendable {
         self.navigation = navigation
         self.readiness = readiness
         self.logger = logger
-        sessions = ClientSessions(settings: settings, router: router, hub: hub, navigation: navigation, logger: logger)
+        sessions = ClientSessions(
+            settings: settings, router: router, hub: hub, navigation: navigation, logger: logger, clientEventLoops: clientEventLoops)
     }
 
     /// New control lists (SIGHUP); connected clients keep the rights they connected with.
@@ -48,7 +50,7 @@ public final class SocketServer: Service, Sendable {
         let limit = settings.maxLineLength
         try FileManager.default.createDirectory(
             atPath: PathText.deletingLastComponent(of: path), withIntermediateDirectories: true)
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: sessions.clientEventLoops)
             .serverChannelOption(.backlog, value: 64)
             // A client may send its commands and shut down its side; its answers are still written.
             .childChannelOption(.allowRemoteHalfClosure, value: true)

@@ -2,6 +2,8 @@ import FoundationEssentials
 import Glibc
 import LocationSources
 import NavigationCore
+import NIOCore
+import NIOPosix
 import NMEA
 
 /// The configured GNSS source, started and stopped the same way whatever it is.
@@ -18,7 +20,9 @@ public struct LocationInput: Sendable {
 public enum LocationSourceFactory {
     /// Builds the source. Errors (an unreadable replay file) name the file and the problem; a missing serial
     /// device or an absent gpsd is not an error here: those sources report it and keep retrying.
-    public static func make(_ gnss: NavdConfig.GNSS) throws -> LocationInput {
+    /// `eventLoop`: where a serial receiver is read (navd passes its navigation loop's, so that a fix crosses no
+    /// thread on its way to the clients); gpsd's client library reads on a thread of its own.
+    public static func make(_ gnss: NavdConfig.GNSS, eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) throws -> LocationInput {
         switch gnss.source {
         case .gpsd:
             guard let address = GpsdSource.address(gnss.gpsd) else { throw SourceConfigurationError("gnss.gpsd '\(gnss.gpsd)' is not HOST:PORT") }
@@ -27,7 +31,7 @@ public enum LocationSourceFactory {
                 feed: source.feed, name: "gpsd at \(gnss.gpsd)", run: watched(source.feed, gnss, threaded(start: source.start, stop: source.stop)),
                 simulator: nil)
         case .serial:
-            let source = SerialNMEASource(path: gnss.serial, baud: gnss.baud)
+            let source = SerialNMEASource(path: gnss.serial, baud: gnss.baud, eventLoop: eventLoop)
             return LocationInput(
                 feed: source.feed, name: "serial \(gnss.serial)", run: watched(source.feed, gnss, threaded(start: source.start, stop: source.stop)),
                 simulator: nil)

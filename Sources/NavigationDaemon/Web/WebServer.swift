@@ -35,7 +35,8 @@ public final class WebServer: Service, Sendable {
         guard let address = web.address else { return }
         let gate = self.gate
         let limit = sessions.settings.maxLineLength
-        let server: NIOAsyncChannel<EventLoopFuture<Connection>, Never> = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let server: NIOAsyncChannel<EventLoopFuture<Connection>, Never> = try await ServerBootstrap(
+            group: MultiThreadedEventLoopGroup.singleton, childGroup: sessions.clientEventLoops)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(host: address.host, port: address.port) { channel in
