@@ -24,7 +24,7 @@ struct ScalingBenchmark {
         // navbench holds a descriptor per client too.
         let limit = DescriptorLimit.raise(toAtLeast: 4096)
         guard limit >= 2100 else { fail("navbench can open only \(limit) files; 1000 clients need about 2100") }
-        return routeSizeFigures() + clientFigures(directory: "\(root)/clients") + rateFigures(directory: "\(root)/rates")
+        return Self.routeSizeFigures() + clientFigures(directory: "\(root)/clients") + rateFigures(directory: "\(root)/rates")
     }
 
     // MARK: Clients
@@ -130,7 +130,7 @@ struct ScalingBenchmark {
 
     /// Synthetic routes of 1 to 1000 km (a point every 25 m, a step every 500 m, as `controller` drives): the
     /// `route` event's size and the time to encode it, and the time to build the controller (its spatial index).
-    private func routeSizeFigures() -> [Figure] {
+    static func routeSizeFigures() -> [Figure] {
         var figures: [Figure] = []
         for kilometers in [1, 10, 100, 1000] {
             let route = ControllerBenchmark.route(length: Double(kilometers) * 1000)
@@ -148,7 +148,7 @@ struct ScalingBenchmark {
             }
             progress("scaling: \(kilometers) km route: \(route.steps.count) steps, \(route.geometry.count) points, \(repeats) repeats")
             figures += [
-                Figure("route event, \(kilometers) km route, size", Double(size) / 1_048_576, "MiB"),
+                Figure("route event, \(kilometers) km route, size", Double(size) / 1024, "KiB"),
                 Figure("route event, \(kilometers) km route, encode (median)", Percentiles(encode).median, "ms"),
                 Figure("controller for a \(kilometers) km route, build (median)", Percentiles(build).median, "ms"),
             ]

@@ -13,6 +13,7 @@ import Foundation
 //   navbench field [--epochs N] [--keep]         the real navd, gpsd and Valhalla (NAVD_VALHALLA_URL)
 //   navbench free-drive [--free-epochs N] [--keep] free drive's cost: match requests a minute, navd's CPU
 //   navbench scaling [--keep]                    how costs grow: 1-1000 clients, 1-20 Hz, 1-1000 km routes
+//   navbench route-sizes                         scaling's in-process part: route events of 1-1000 km
 //   navbench soak [--hours H] [--speedup S] [--clients N] [--keep]
 //                                                a long drive, time-scaled (default 8 h at 60x, 50 clients)
 
@@ -102,12 +103,14 @@ case "free-drive":
     figures = freeDrive()
 case "scaling":
     figures = scaling()
+case "route-sizes":
+    figures = ScalingBenchmark.routeSizeFigures()
 case "soak":
     figures = soak()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | scaling | soak [--hours H] [--speedup S] [--clients N]\n"
+            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | scaling | route-sizes | soak [--hours H] [--speedup S] [--clients N]\n"
                 .utf8))
     exit(2)
 }

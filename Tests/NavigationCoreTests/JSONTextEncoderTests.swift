@@ -68,6 +68,21 @@ struct JSONTextEncoderTests {
         #expect(text.contains(#""points":[[24.9,60.1],[24.95,60.17],[]]"#))
     }
 
+    /// Geometry has a fast path (no container per point): the same bytes as its encode(to:) through the tree,
+    /// alone, empty, and inside a route's steps.
+    @Test(arguments: [0, 1, 3, 250])
+    func geometryGivesTheTreeBytes(points: Int) throws {
+        let coordinates = (0..<points).map { GeographicCoordinate(latitude: 60.1 + Double($0) * 1e-4 / 3, longitude: 24.9 - Double($0) * 0.25) }
+        let line = LineStringCoding(coordinates)
+        #expect(try Self.streamText(line) == (try Self.treeText(line)))
+        let route = Route(
+            geometry: coordinates, distance: 10, duration: 1, waypoints: [],
+            steps: [RouteStep(geometry: coordinates, distance: 10, duration: 1, instruction: "Go", maneuver: Maneuver(type: .depart, location: coordinates.first ?? .init(latitude: 0, longitude: 0)))])
+        #expect(try Self.streamText(route) == (try Self.treeText(route)))
+        let two = LineStringCoding([GeographicCoordinate(latitude: 60.1, longitude: 24.9), GeographicCoordinate(latitude: 60.17, longitude: -24.95)])
+        #expect(try Self.streamText(two) == "[[24.9,60.1],[-24.95,60.17]]")
+    }
+
     @Test(arguments: [
         (1e15, "1000000000000000.0"), (1e16, "1e+16"), (999_999_999_999_999, "999999999999999"), (-0.0, "0"), (Double.nan, "null"), (Double.infinity, "null"),
         (0.1, "0.1"), (-3, "-3"), (123_456.789, "123456.789"),
