@@ -134,8 +134,10 @@ struct LifecycleTests {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL())
         let pty = try PtyPair()
         let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
+        // -ff: one file per thread (strace.txt.TID), so that no line is cut into "<unfinished ...>" and "resumed"
+        // halves by another thread's call in between.
         let trace = navd.directory.appendingPathComponent("strace.txt").path
-        try navd.start(wrapper: ["/usr/bin/strace", "-f", "-qq", "-e", "trace=openat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,close", "-o", trace])
+        try navd.start(wrapper: ["/usr/bin/strace", "-ff", "-qq", "-e", "trace=openat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,close", "-o", trace])
         let client = try navd.connectAndNavigate(drive, pty: pty)
         let states = try DeviatingDrive.onPlannedRoute(drive, from: 1)
         for sentences in states.prefix(5) {
@@ -146,27 +148,46 @@ struct LifecycleTests {
         #expect(client.command(#"{"type":"cancel","id":"c"}"#, id: "c")?.type == "reply")
         for _ in 0..<20 where FileManager.default.fileExists(atPath: navd.journalPath) { usleep(100_000) }
         #expect(!FileManager.default.fileExists(atPath: navd.journalPath), "the journal outlived the cancel")
-        navd.process?.stop()
 
-        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        /// Each thread's calls, from its own file.
+        func threadTraces() -> [[String]] {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: navd.directory.path)) ?? []).filter { $0.hasPrefix("strace.txt.") }
+            return names.map { name in
+                ((try? String(contentsOfFile: navd.directory.appendingPathComponent(name).path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            }
+        }
         let directory = URL(fileURLWithPath: navd.journalPath).deletingLastPathComponent().path
-        /// Whether the thread that made `change` (a line index) then opened the journal's directory and fsynced it.
-        func syncedAfter(_ change: Int) -> Bool {
-            let thread = lines[change].prefix { $0 != " " }
-            let after = lines[(change + 1)...].filter { $0.hasPrefix(thread + " ") }
+        /// Whether the thread that made the change at `change` then opened the journal's directory and fsynced it.
+        func syncedAfter(_ lines: [String], _ change: Int) -> Bool {
+            let after = lines[(change + 1)...]
             guard let opened = after.first(where: { $0.contains(#"openat(AT_FDCWD, "\#(directory)", "#) && $0.contains("O_DIRECTORY") }),
                 let fd = opened.split(separator: "=").last?.trimmingCharacters(in: .whitespaces), Int(fd) != nil
             else { return false }
             return after.contains { $0.contains("fsync(\(fd))") && $0.hasSuffix("= 0") }
         }
         let journalName = #""\#(navd.journalPath)""#
-        let saves = lines.indices.filter { lines[$0].contains("rename") && lines[$0].contains(journalName) && lines[$0].hasSuffix("= 0") }
-        let deletions = lines.indices.filter { lines[$0].contains("unlink") && lines[$0].contains(journalName) && lines[$0].hasSuffix("= 0") }
-        #expect(!saves.isEmpty, "no journal save in the trace:\n\(lines.suffix(40).joined(separator: "\n"))")
-        #expect(deletions.count == 1, "\(deletions.map { lines[$0] })")
-        for index in saves + deletions {
-            #expect(syncedAfter(index), "no fsync of \(directory) after: \(lines[index])")
+        // The file is gone once unlinked; its directory's fsync follows. Stopping navd before strace wrote that call
+        // would lose it from the trace (strace exits with navd), so wait for it, a few seconds at most.
+        var waited = 0
+        while waited < 50, !threadTraces().contains(where: { lines in
+            lines.lastIndex { $0.contains("unlink") && $0.contains(journalName) && $0.hasSuffix("= 0") }.map { syncedAfter(lines, $0) } ?? false
+        }) {
+            usleep(100_000)
+            waited += 1
         }
+        navd.process?.stop()
+        let threads = threadTraces()
+        var saves = 0, deletions = 0
+        for lines in threads {
+            for index in lines.indices where lines[index].contains(journalName) && lines[index].hasSuffix("= 0") {
+                let isSave = lines[index].contains("rename"), isDeletion = lines[index].contains("unlink")
+                guard isSave || isDeletion else { continue }
+                if isSave { saves += 1 } else { deletions += 1 }
+                #expect(syncedAfter(lines, index), "no fsync of \(directory) after: \(lines[index])")
+            }
+        }
+        #expect(saves > 0, "no journal save in the trace of \(threads.count) threads")
+        #expect(deletions == 1)
     }
 
     @Test func sigkillMidTripThenRestartResumesTheSameRouteToArrival() async throws {
