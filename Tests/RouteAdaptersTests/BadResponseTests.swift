@@ -44,6 +44,11 @@ struct BadResponseTests {
         ("a voice instruction at 1e300 m", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"voiceInstructions":[{"distanceAlongGeometry":1e300}]}]}]}]}"#.utf8),
             .wrongType("routes[0].legs[0].steps[0].voiceInstructions[0].distanceAlongGeometry")),
         ("a Valhalla error code of 1e300", Data(#"{"error_code":1e300,"error":"x"}"#.utf8), .wrongType("error_code")),
+        // Read in one pass, a wrong field can come before what makes the whole answer wrong: the whole answer counts.
+        ("an engine's error after a broken route", Data(#"{"routes":[{"distance":"far"}],"code":"NoRoute","message":"Impossible route"}"#.utf8), .engine("NoRoute")),
+        ("a Valhalla error after a broken route", Data(#"{"routes":5,"error_code":171,"error":"No suitable edges"}"#.utf8), .engine("Valhalla error 171")),
+        ("a wrong type, then the text breaks off", Data(#"{"code":"Ok","routes":[{"distance":"far","legs":[{"#.utf8), .malformed),
+        ("a wrong type, then an unpaired surrogate", Data(#"{"code":"Ok","routes":[{"distance":"far"}],"x":"\ud800"}"#.utf8), .malformed),
         ("a waypoint off the globe", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[]}],"waypoints":[{"location":[1e300,0]}]}"#.utf8),
             .wrongType("waypoints[0].location")),
     ]

@@ -215,3 +215,88 @@ struct FixtureParsingTests {
         #expect(try Route.fromOSRMResponse(Fixture.data("valhalla_osrm_response")).first?.steps.count == 23)
     }
 }
+
+/// navd reads an answer in one pass, member by member as they come (`JSONReader`): the routes must not depend on
+/// the order an engine writes its members in, and a member navd does not know is skipped wherever it is.
+@Suite("Reading an answer in one pass")
+struct OnePassReadingTests {
+    let parser = OSRMResponseParser(polylinePrecision: 6)
+
+    static let fixtures = [
+        "helsinki_osrm_plain", "helsinki_osrm_two_legs", "helsinki_valhalla_tunnels", "standard_osrm_polyline6_response",
+        "valhalla_extended_osrm_response", "valhalla_osrm_response", "valhalla_osrm_with_roundabouts",
+    ]
+
+    /// `value` as JSON text with every object's members in descending key order (`reversed`) or ascending, and an
+    /// unknown member added where navd keeps no unknown members (not in incidents or annotations, which keep them).
+    static func text(_ value: JSONValue, reversed: Bool, addUnknown: Bool = true, into out: inout [UInt8]) {
+        switch value {
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                text(item, reversed: reversed, addUnknown: addUnknown, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            var members: [[UInt8]] = []
+            if addUnknown { members.append(Array(#""navd_unknown_first":{"a":[1,{"b":null}],"c":"d"}"#.utf8)) }
+            for key in object.keys.sorted(by: reversed ? (>) : (<)) {
+                var member: [UInt8] = []
+                JSONText.appendString(key, into: &member)
+                member.append(UInt8(ascii: ":"))
+                let keepsUnknown = key == "incidents" || key == "annotation"
+                text(object[key]!, reversed: reversed, addUnknown: addUnknown && !keepsUnknown, into: &member)
+                members.append(member)
+            }
+            if addUnknown { members.append(Array(#""navd_unknown_last":[[],{},"x",-1.5e3,true]"#.utf8)) }
+            out.append(UInt8(ascii: "{"))
+            out.append(contentsOf: members.joined(separator: [UInt8(ascii: ",")]))
+            out.append(UInt8(ascii: "}"))
+        default:
+            JSONText.append(value, into: &out)
+        }
+    }
+
+    @Test(arguments: fixtures)
+    func membersInAnyOrderGiveTheSameRoutes(name: String) throws {
+        let original = try Fixture.data(name)
+        let routes = try parser.parseRoutes(from: original)
+        #expect(!routes.isEmpty)
+        let tree = try JSONParser.parse(original)
+        for reversed in [false, true] {
+            var bytes: [UInt8] = []
+            Self.text(tree, reversed: reversed, into: &bytes)
+            #expect(try parser.parseRoutes(from: Data(bytes)) == routes, "members \(reversed ? "descending" : "ascending")")
+        }
+    }
+
+    /// A key that repeats: the last one counts, as in the tree parser.
+    @Test func theLastOfARepeatedMemberCounts() throws {
+        let original = try Fixture.data("helsinki_osrm_plain")
+        let routes = try parser.parseRoutes(from: original)
+        var tree = try JSONParser.parse(original)
+        guard case .object(var top) = tree, case .array(var routeValues) = top["routes"], case .object(var first) = routeValues[0] else {
+            Issue.record("the fixture's shape changed")
+            return
+        }
+        first["distance"] = .number(routes[0].distance + 1000)
+        routeValues[0] = .object(first)
+        top["routes"] = .array(routeValues)
+        tree = .object(top)
+        var bytes: [UInt8] = []
+        Self.text(tree, reversed: false, addUnknown: false, into: &bytes)
+        // The same route object again, with the fixture's own distance, written after the changed one.
+        let distanceText = Array(#""distance":"#.utf8)
+        let at = try #require(bytes.firstRange(of: distanceText))
+        var repeated = bytes
+        var own: [UInt8] = []
+        JSONText.appendNumber(routes[0].distance, into: &own)
+        repeated.insert(contentsOf: distanceText + own + [UInt8(ascii: ",")], at: at.lowerBound)
+        // `"distance":<own>,"distance":<changed>` reads as changed; the changed one first reads as the own.
+        #expect(try parser.parseRoutes(from: Data(repeated))[0].distance == routes[0].distance + 1000)
+        var ownLast = bytes
+        ownLast.insert(contentsOf: [UInt8(ascii: ",")] + distanceText + own, at: try #require(ownLast.firstRange(of: Array(#""duration":"#.utf8))).lowerBound - 1)
+        #expect(try parser.parseRoutes(from: Data(ownLast))[0].distance == routes[0].distance)
+    }
+}

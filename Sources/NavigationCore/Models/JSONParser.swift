@@ -20,14 +20,14 @@ public struct JSONParser {
     /// Deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 256
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     /// Members and items of the open objects and arrays, innermost last: each container is built once, at its
     /// close, with its exact size (no rehashing or regrowth while it fills).
     private var pendingKeys: [String] = []
     private var pendingValues: [JSONValue] = []
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// Parses one JSON document (surrounding whitespace allowed, nothing else after it).
     public static func parse<C: Collection>(_ data: C) throws(Error) -> JSONValue where C.Element == UInt8 {
@@ -49,9 +49,9 @@ public struct JSONParser {
         return value
     }
 
-    private func fail(_ reason: String) -> Error { Error(reason: reason, offset: index) }
+    func fail(_ reason: String) -> Error { Error(reason: reason, offset: index) }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0a, 0x0d, 0x09: index += 1
@@ -60,7 +60,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(Error) -> JSONValue {
+    mutating func parseValue(depth: Int) throws(Error) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw fail("unexpected end of input") }
         switch bytes[index] {
@@ -75,7 +75,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(Error) {
+    mutating func expectLiteral(_ literal: StaticString) throws(Error) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw fail("unexpected end of input") }
         for i in 0..<count where bytes[index + i] != literal.utf8Start[i] {
@@ -152,7 +152,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws(Error) -> String {
+    mutating func parseString() throws(Error) -> String {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
@@ -240,7 +240,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(Error) -> Double {
+    mutating func parseNumber() throws(Error) -> Double {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count else { throw fail("unexpected end of input") }

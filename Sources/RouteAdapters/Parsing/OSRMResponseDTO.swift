@@ -1,124 +1,10 @@
 import NavigationCore
 
 // The wire shapes of the OSRM family of responses (OSRM, Valhalla's OSRM format, Mapbox, GraphHopper's
-// navigate endpoint), read from a parsed JSONValue. Every field is optional: the parser decides what is
-// required and says what is missing. A field of the wrong type is an error naming its path.
-
-/// Where a value is in the answer, e.g. `routes[0].legs`: written out only when an error names it (an answer has
-/// thousands of objects, and building each one's path as text was a fifth of the parsing time).
-indirect enum FieldPath: CustomStringConvertible {
-    case root(String)
-    case key(FieldPath, String)
-    case index(FieldPath, Int)
-
-    var description: String {
-        switch self {
-        case .root(let name): name
-        case .key(let parent, let key):
-            switch parent {
-            case .root(let name) where name.isEmpty: key
-            default: "\(parent).\(key)"
-            }
-        case .index(let parent, let index): "\(parent)[\(index)]"
-        }
-    }
-}
-
-/// Typed, path-aware access to a JSON object.
-struct JSONFields {
-    let values: [String: JSONValue]
-    let path: FieldPath
-
-    init(_ value: JSONValue, path: FieldPath) throws(RouteParseError) {
-        guard case .object(let object) = value else { throw RouteParseError.typeMismatch(path: "\(path)", expected: "an object") }
-        values = object
-        self.path = path
-    }
-
-    /// The path of a field of this object, e.g. `routes[0].legs`.
-    func sub(_ key: String) -> String { "\(FieldPath.key(path, key))" }
-
-    private func present(_ key: String) -> JSONValue? {
-        guard let value = values[key], value != .null else { return nil }
-        return value
-    }
-
-    /// A number inside `range` (``CheckedNumber``): a value outside it (`1e300`, a negative distance) is a wrong
-    /// answer, an error naming the field, never a number passed on to the controller or the socket.
-    func double(_ key: String, in range: ClosedRange<Double>) throws(RouteParseError) -> Double? {
-        guard let value = present(key) else { return nil }
-        guard case .number(let n) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "a number") }
-        guard let checked = CheckedNumber.measure(n, in: range) else {
-            throw RouteParseError.typeMismatch(path: sub(key), expected: "a number from \(range.lowerBound) to \(range.upperBound), not \(n)")
-        }
-        return checked
-    }
-
-    /// A whole number inside `range` (``CheckedNumber``); an error naming the field otherwise.
-    func int(_ key: String, in range: ClosedRange<Int>) throws(RouteParseError) -> Int? {
-        guard let value = present(key) else { return nil }
-        guard case .number(let n) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "an integer") }
-        guard let checked = CheckedNumber.whole(n, in: range) else {
-            throw RouteParseError.typeMismatch(path: sub(key), expected: "an integer from \(range.lowerBound) to \(range.upperBound), not \(n)")
-        }
-        return checked
-    }
-
-    func string(_ key: String) throws(RouteParseError) -> String? {
-        guard let value = present(key) else { return nil }
-        guard case .string(let s) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "a string") }
-        return s
-    }
-
-    func bool(_ key: String) throws(RouteParseError) -> Bool? {
-        guard let value = present(key) else { return nil }
-        guard case .bool(let b) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "true or false") }
-        return b
-    }
-
-    func array(_ key: String) throws(RouteParseError) -> [JSONValue]? {
-        guard let value = present(key) else { return nil }
-        guard case .array(let a) = value else { throw RouteParseError.typeMismatch(path: sub(key), expected: "an array") }
-        return a
-    }
-
-    func doubles(_ key: String) throws(RouteParseError) -> [Double]? {
-        guard let items = try array(key) else { return nil }
-        var result: [Double] = []
-        result.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() {
-            guard case .number(let n) = item else { throw RouteParseError.typeMismatch(path: "\(sub(key))[\(i)]", expected: "a number") }
-            result.append(n)
-        }
-        return result
-    }
-
-    func strings(_ key: String) throws(RouteParseError) -> [String]? {
-        guard let items = try array(key) else { return nil }
-        var result: [String] = []
-        for (i, item) in items.enumerated() {
-            guard case .string(let s) = item else { throw RouteParseError.typeMismatch(path: "\(sub(key))[\(i)]", expected: "a string") }
-            result.append(s)
-        }
-        return result
-    }
-
-    func object(_ key: String) throws(RouteParseError) -> JSONFields? {
-        guard let value = present(key) else { return nil }
-        return try JSONFields(value, path: .key(path, key))
-    }
-
-    /// An array of objects, each read with `make`.
-    func objects<T>(_ key: String, _ make: (JSONFields) throws(RouteParseError) -> T) throws(RouteParseError) -> [T]? {
-        guard let items = try array(key) else { return nil }
-        var result: [T] = []
-        result.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() {
-            result.append(try make(try JSONFields(item, path: .index(.key(path, key), i))))
-        }
-        return result
-    }
-}
+// navigate endpoint), read from the answer's bytes in one pass (``JSONReader``): each object's members in the order
+// they come, the ones navd uses into typed fields, the rest skipped (still checked as JSON). Every field is
+// optional: the parser decides what is required and says what is missing. A field of the wrong type is an error
+// naming its path. A key that repeats: the last one counts.
 
 struct OSRMResponseDTO {
     var code: String?
@@ -130,16 +16,30 @@ struct OSRMResponseDTO {
     var errorCode: Int?
     var error: String?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        code = try f.string("code")
-        message = try f.string("message")
-        errorCode = try f.int("error_code", in: Int(Int32.min)...Int(Int32.max))
-        error = try f.string("error")
-        // An error answer is reported as such, whatever else it holds.
-        if (code.map { $0.lowercased() != "ok" } ?? false) || errorCode != nil { return }
-        routes = try f.objects("routes", OSRMRouteDTO.init)
-        matchings = try f.objects("matchings", OSRMRouteDTO.init)
-        waypoints = try f.objects("waypoints", OSRMWaypointDTO.init)
+    /// An engine's error answer: it is reported as such, whatever else it holds.
+    var isEngineError: Bool { (code.map { $0.lowercased() != "ok" } ?? false) || errorCode != nil }
+
+    /// `envelopeOnly`: read only the code and error fields, skipping the routes.
+    init(_ r: inout JSONReader, envelopeOnly: Bool = false) throws {
+        let path = FieldPath.root("")
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "code": code = try r.string(path, "code")
+            case "message": message = try r.string(path, "message")
+            case "error_code": errorCode = try r.int(path, "error_code", in: Int(Int32.min)...Int(Int32.max))
+            case "error": error = try r.string(path, "error")
+            case "routes" where !envelopeOnly && !isEngineError: routes = try r.objects(path, "routes", OSRMRouteDTO.init)
+            case "matchings" where !envelopeOnly && !isEngineError: matchings = try r.objects(path, "matchings", OSRMRouteDTO.init)
+            case "waypoints" where !envelopeOnly && !isEngineError: waypoints = try r.objects(path, "waypoints", OSRMWaypointDTO.init)
+            default: try r.skipValue()
+            }
+        }
+        if isEngineError {
+            routes = nil
+            matchings = nil
+            waypoints = nil
+        }
     }
 }
 
@@ -149,10 +49,16 @@ struct OSRMWaypointDTO {
     /// Metres between the location asked for and `location`, where the engine snapped it to the road.
     var distance: Double?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        location = try f.doubles("location")
-        name = try f.string("name")
-        distance = try f.double("distance", in: PhysicalRange.routeDistance)
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "location": location = try r.doubles(path, "location")
+            case "name": name = try r.string(path, "name")
+            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -161,23 +67,43 @@ enum GeometryDTO {
     case polyline(String)
     case coordinates([[Double]], path: String)
 
-    init?(_ f: JSONFields, key: String) throws(RouteParseError) {
-        guard let value = f.values[key], value != .null else { return nil }
-        if case .string(let text) = value {
-            self = .polyline(text)
-            return
-        }
-        guard let object = try f.object(key), let pairs = try object.array("coordinates") else {
-            throw RouteParseError.typeMismatch(path: f.sub(key), expected: "an encoded polyline or a GeoJSON LineString")
-        }
-        var result: [[Double]] = []
-        for (i, pair) in pairs.enumerated() {
-            guard case .array(let numbers) = pair else {
-                throw RouteParseError.typeMismatch(path: "\(object.path).coordinates[\(i)]", expected: "[lon, lat]")
+    /// The geometry at `path.key`, or nil for `null`.
+    init?(_ r: inout JSONReader, _ path: FieldPath, _ key: String) throws {
+        switch try r.kind() {
+        case .null:
+            _ = try r.readNull()
+            return nil
+        case .string:
+            self = .polyline(try r.readString())
+        case .object:
+            let objectPath = FieldPath.key(path, key)
+            var coordinates: [[Double]]?
+            var members = try r.beginObject()
+            while let member = try r.nextKey(&members) {
+                guard case "coordinates" = member else {
+                    try r.skipValue()
+                    continue
+                }
+                coordinates = try r.array(objectPath, "coordinates") { reader, i in
+                    guard try reader.kind() == .array else {
+                        throw RouteParseError.typeMismatch(path: "\(objectPath).coordinates[\(i)]", expected: "[lon, lat]")
+                    }
+                    var numbers: [Double] = []
+                    var items = try reader.beginArray()
+                    while try reader.nextItem(&items) {
+                        // Anything but a number in a position is left out (a position needs two numbers).
+                        if try reader.kind() == .number { numbers.append(try reader.readNumber()) } else { try reader.skipValue() }
+                    }
+                    return numbers
+                }
             }
-            result.append(numbers.compactMap(\.doubleValue))
+            guard let coordinates else {
+                throw RouteParseError.typeMismatch(path: "\(objectPath)", expected: "an encoded polyline or a GeoJSON LineString")
+            }
+            self = .coordinates(coordinates, path: "\(objectPath).coordinates")
+        default:
+            throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "an encoded polyline or a GeoJSON LineString")
         }
-        self = .coordinates(result, path: "\(object.path).coordinates")
     }
 }
 
@@ -187,11 +113,17 @@ struct OSRMRouteDTO {
     var geometry: GeometryDTO?
     var legs: [OSRMLegDTO]?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        distance = try f.double("distance", in: PhysicalRange.routeDistance)
-        duration = try f.double("duration", in: PhysicalRange.routeDuration)
-        geometry = try GeometryDTO(f, key: "geometry")
-        legs = try f.objects("legs", OSRMLegDTO.init)
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
+            case "duration": duration = try r.double(path, "duration", in: PhysicalRange.routeDuration)
+            case "geometry": geometry = try GeometryDTO(&r, path, "geometry")
+            case "legs": legs = try r.objects(path, "legs", OSRMLegDTO.init)
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -200,8 +132,14 @@ struct OSRMViaWaypointDTO {
     static let geometryIndexRange = 0...(1 << 31)
     var geometryIndex: Int?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        geometryIndex = try f.int("geometry_index", in: Self.geometryIndexRange)
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "geometry_index": geometryIndex = try r.int(path, "geometry_index", in: Self.geometryIndexRange)
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -210,27 +148,47 @@ struct OSRMLegDTO {
     var duration: Double?
     var steps: [OSRMStepDTO]?
     /// Annotation columns: every key whose value is an array (per-segment values). Others (OSRM's `metadata`) are skipped.
-    var annotation: [String: [JSONValue]]
+    var annotation: [String: [JSONValue]] = [:]
     var incidents: [OSRMIncidentDTO]?
     var viaWaypoints: [OSRMViaWaypointDTO]?
     /// The countries the leg crosses (ISO 3166-1 codes), indexed by the intersections' `admin_index`.
     var admins: [String]?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        distance = try f.double("distance", in: PhysicalRange.routeDistance)
-        duration = try f.double("duration", in: PhysicalRange.routeDuration)
-        steps = try f.objects("steps", OSRMStepDTO.init)
-        annotation = [:]
-        if let columns = try f.object("annotation") {
-            for (key, value) in columns.values {
-                if case .array(let items) = value { annotation[key] = items }
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
+            case "duration": duration = try r.double(path, "duration", in: PhysicalRange.routeDuration)
+            case "steps": steps = try r.objects(path, "steps", OSRMStepDTO.init)
+            case "annotation":
+                annotation = [:]
+                guard var columns = try r.optionalMembers(path, "annotation") else { continue }
+                while let column = try r.nextKey(&columns) {
+                    if try r.kind() == .array, case .array(let items) = try r.readValue() {
+                        annotation[column.string] = items
+                    } else {
+                        try r.skipValue()
+                    }
+                }
+            case "incidents": incidents = try r.objects(path, "incidents", OSRMIncidentDTO.init)
+            case "via_waypoints": viaWaypoints = try r.objects(path, "via_waypoints", OSRMViaWaypointDTO.init)
+            case "admins":
+                admins = try r.objects(path, "admins") { reader, adminPath in
+                    var alpha2: String?
+                    var alpha3: String?
+                    var members = try reader.members(at: adminPath)
+                    while let key = try reader.nextKey(&members) {
+                        switch key {
+                        case "iso_3166_1": alpha2 = try reader.string(adminPath, "iso_3166_1")
+                        case "iso_3166_1_alpha3": alpha3 = try reader.string(adminPath, "iso_3166_1_alpha3")
+                        default: try reader.skipValue()
+                        }
+                    }
+                    return alpha2 ?? alpha3 ?? ""
+                }
+            default: try r.skipValue()
             }
-        }
-        incidents = try f.objects("incidents", OSRMIncidentDTO.init)
-        viaWaypoints = try f.objects("via_waypoints", OSRMViaWaypointDTO.init)
-        admins = try f.objects("admins") { (a: JSONFields) throws(RouteParseError) -> String in
-            if let code = try a.string("iso_3166_1") { return code }
-            return try a.string("iso_3166_1_alpha3") ?? ""
         }
     }
 }
@@ -242,18 +200,24 @@ struct OSRMIncidentDTO {
     var impact: String?
     var geometryIndexStart: Int?
     var geometryIndexEnd: Int?
+    /// Every other member, as the server sent it.
     var properties: [String: JSONValue] = [:]
 
-    static let knownKeys: Set<String> = ["id", "type", "description", "impact", "geometry_index_start", "geometry_index_end"]
-
-    init(_ f: JSONFields) throws(RouteParseError) {
-        id = try f.string("id") ?? (try? f.int("id", in: PhysicalRange.identifier)).flatMap { $0.map(String.init) }
-        type = try f.string("type")
-        description = try f.string("description")
-        impact = try f.string("impact")
-        geometryIndexStart = try f.int("geometry_index_start", in: OSRMViaWaypointDTO.geometryIndexRange)
-        geometryIndexEnd = try f.int("geometry_index_end", in: OSRMViaWaypointDTO.geometryIndexRange)
-        properties = f.values.filter { !Self.knownKeys.contains($0.key) }
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "id":
+                // A text or a whole number.
+                id = try r.kind() == .number ? try r.int(path, "id", in: PhysicalRange.identifier).map(String.init) : try r.string(path, "id")
+            case "type": type = try r.string(path, "type")
+            case "description": description = try r.string(path, "description")
+            case "impact": impact = try r.string(path, "impact")
+            case "geometry_index_start": geometryIndexStart = try r.int(path, "geometry_index_start", in: OSRMViaWaypointDTO.geometryIndexRange)
+            case "geometry_index_end": geometryIndexEnd = try r.int(path, "geometry_index_end", in: OSRMViaWaypointDTO.geometryIndexRange)
+            default: properties[key.string] = try r.readValue()
+            }
+        }
     }
 }
 
@@ -266,14 +230,20 @@ struct OSRMManeuverDTO {
     var instruction: String?
     var exit: Int?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        type = try f.string("type")
-        modifier = try f.string("modifier")
-        location = try f.doubles("location")
-        bearingBefore = try f.double("bearing_before", in: PhysicalRange.course)
-        bearingAfter = try f.double("bearing_after", in: PhysicalRange.course)
-        instruction = try f.string("instruction")
-        exit = try f.int("exit", in: 0...1000)
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "type": type = try r.string(path, "type")
+            case "modifier": modifier = try r.string(path, "modifier")
+            case "location": location = try r.doubles(path, "location")
+            case "bearing_before": bearingBefore = try r.double(path, "bearing_before", in: PhysicalRange.course)
+            case "bearing_after": bearingAfter = try r.double(path, "bearing_after", in: PhysicalRange.course)
+            case "instruction": instruction = try r.string(path, "instruction")
+            case "exit": exit = try r.int(path, "exit", in: 0...1000)
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -283,11 +253,17 @@ struct OSRMLaneDTO {
     var active: Bool?
     var validIndication: String?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        indications = try f.strings("indications")
-        valid = try f.bool("valid")
-        active = try f.bool("active")
-        validIndication = try f.string("valid_indication")
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "indications": indications = try r.strings(path, "indications")
+            case "valid": valid = try r.bool(path, "valid")
+            case "active": active = try r.bool(path, "active")
+            case "valid_indication": validIndication = try r.string(path, "valid_indication")
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -303,17 +279,36 @@ struct OSRMIntersectionDTO {
     /// Index into the leg's `admins`.
     var adminIndex: Int?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        lanes = try f.objects("lanes", OSRMLaneDTO.init)
-        location = try f.doubles("location")
-        classes = try f.strings("classes")
-        tunnelName = try f.string("tunnel_name")
-        tollCollection = try f.object("toll_collection").flatMap { (t: JSONFields) throws(RouteParseError) in try t.string("type") }
-        if let stop = try f.object("rest_stop") {
-            restStopType = try stop.string("type")
-            restStopName = try stop.string("name")
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "lanes": lanes = try r.objects(path, "lanes", OSRMLaneDTO.init)
+            case "location": location = try r.doubles(path, "location")
+            case "classes": classes = try r.strings(path, "classes")
+            case "tunnel_name": tunnelName = try r.string(path, "tunnel_name")
+            case "toll_collection":
+                tollCollection = nil
+                let tollPath = FieldPath.key(path, "toll_collection")
+                guard var toll = try r.optionalMembers(path, "toll_collection") else { continue }
+                while let member = try r.nextKey(&toll) {
+                    if case "type" = member { tollCollection = try r.string(tollPath, "type") } else { try r.skipValue() }
+                }
+            case "rest_stop":
+                (restStopType, restStopName) = (nil, nil)
+                let stopPath = FieldPath.key(path, "rest_stop")
+                guard var stop = try r.optionalMembers(path, "rest_stop") else { continue }
+                while let member = try r.nextKey(&stop) {
+                    switch member {
+                    case "type": restStopType = try r.string(stopPath, "type")
+                    case "name": restStopName = try r.string(stopPath, "name")
+                    default: try r.skipValue()
+                    }
+                }
+            case "admin_index": adminIndex = try r.int(path, "admin_index", in: 0...10_000)
+            default: try r.skipValue()
+            }
         }
-        adminIndex = try f.int("admin_index", in: 0...10_000)
     }
 }
 
@@ -332,20 +327,26 @@ struct OSRMStepDTO {
     var bannerInstructions: [OSRMBannerDTO]?
     var voiceInstructions: [OSRMVoiceDTO]?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        distance = try f.double("distance", in: PhysicalRange.routeDistance)
-        duration = try f.double("duration", in: PhysicalRange.routeDuration)
-        geometry = try GeometryDTO(f, key: "geometry")
-        name = try f.string("name")
-        ref = try f.string("ref")
-        destinations = try f.string("destinations")
-        exits = try f.string("exits")
-        rotaryName = try f.string("rotary_name")
-        drivingSide = try f.string("driving_side")
-        maneuver = try f.object("maneuver").map { (m: JSONFields) throws(RouteParseError) in try OSRMManeuverDTO(m) }
-        intersections = try f.objects("intersections", OSRMIntersectionDTO.init)
-        bannerInstructions = try f.objects("bannerInstructions", OSRMBannerDTO.init)
-        voiceInstructions = try f.objects("voiceInstructions", OSRMVoiceDTO.init)
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
+            case "duration": duration = try r.double(path, "duration", in: PhysicalRange.routeDuration)
+            case "geometry": geometry = try GeometryDTO(&r, path, "geometry")
+            case "name": name = try r.string(path, "name")
+            case "ref": ref = try r.string(path, "ref")
+            case "destinations": destinations = try r.string(path, "destinations")
+            case "exits": exits = try r.string(path, "exits")
+            case "rotary_name": rotaryName = try r.string(path, "rotary_name")
+            case "driving_side": drivingSide = try r.string(path, "driving_side")
+            case "maneuver": maneuver = try r.readNull() ? nil : try OSRMManeuverDTO(&r, path: .key(path, "maneuver"))
+            case "intersections": intersections = try r.objects(path, "intersections", OSRMIntersectionDTO.init)
+            case "bannerInstructions": bannerInstructions = try r.objects(path, "bannerInstructions", OSRMBannerDTO.init)
+            case "voiceInstructions": voiceInstructions = try r.objects(path, "voiceInstructions", OSRMVoiceDTO.init)
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -356,12 +357,18 @@ struct OSRMBannerComponentDTO {
     var directions: [String]?
     var activeDirection: String?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        text = try f.string("text")
-        type = try f.string("type")
-        active = try f.bool("active")
-        directions = try f.strings("directions")
-        activeDirection = try f.string("active_direction")
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "text": text = try r.string(path, "text")
+            case "type": type = try r.string(path, "type")
+            case "active": active = try r.bool(path, "active")
+            case "directions": directions = try r.strings(path, "directions")
+            case "active_direction": activeDirection = try r.string(path, "active_direction")
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -372,12 +379,23 @@ struct OSRMBannerContentDTO {
     var degrees: Double?
     var components: [OSRMBannerComponentDTO]?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        text = try f.string("text")
-        type = try f.string("type")
-        modifier = try f.string("modifier")
-        degrees = try f.double("degrees", in: -360...360)
-        components = try f.objects("components", OSRMBannerComponentDTO.init)
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "text": text = try r.string(path, "text")
+            case "type": type = try r.string(path, "type")
+            case "modifier": modifier = try r.string(path, "modifier")
+            case "degrees": degrees = try r.double(path, "degrees", in: -360...360)
+            case "components": components = try r.objects(path, "components", OSRMBannerComponentDTO.init)
+            default: try r.skipValue()
+            }
+        }
+    }
+
+    /// The content at `path.key`, or nil for `null`.
+    static func optional(_ r: inout JSONReader, _ path: FieldPath, _ key: String) throws -> Self? {
+        try r.readNull() ? nil : try Self(&r, path: .key(path, key))
     }
 }
 
@@ -387,11 +405,17 @@ struct OSRMBannerDTO {
     var secondary: OSRMBannerContentDTO?
     var sub: OSRMBannerContentDTO?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        distanceAlongGeometry = try f.double("distanceAlongGeometry", in: PhysicalRange.routeDistance)
-        primary = try f.object("primary").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
-        secondary = try f.object("secondary").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
-        sub = try f.object("sub").map { (c: JSONFields) throws(RouteParseError) in try OSRMBannerContentDTO(c) }
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "distanceAlongGeometry": distanceAlongGeometry = try r.double(path, "distanceAlongGeometry", in: PhysicalRange.routeDistance)
+            case "primary": primary = try OSRMBannerContentDTO.optional(&r, path, "primary")
+            case "secondary": secondary = try OSRMBannerContentDTO.optional(&r, path, "secondary")
+            case "sub": sub = try OSRMBannerContentDTO.optional(&r, path, "sub")
+            default: try r.skipValue()
+            }
+        }
     }
 }
 
@@ -400,9 +424,15 @@ struct OSRMVoiceDTO {
     var announcement: String?
     var ssmlAnnouncement: String?
 
-    init(_ f: JSONFields) throws(RouteParseError) {
-        distanceAlongGeometry = try f.double("distanceAlongGeometry", in: PhysicalRange.routeDistance)
-        announcement = try f.string("announcement")
-        ssmlAnnouncement = try f.string("ssmlAnnouncement")
+    init(_ r: inout JSONReader, path: FieldPath) throws {
+        var members = try r.members(at: path)
+        while let key = try r.nextKey(&members) {
+            switch key {
+            case "distanceAlongGeometry": distanceAlongGeometry = try r.double(path, "distanceAlongGeometry", in: PhysicalRange.routeDistance)
+            case "announcement": announcement = try r.string(path, "announcement")
+            case "ssmlAnnouncement": ssmlAnnouncement = try r.string(path, "ssmlAnnouncement")
+            default: try r.skipValue()
+            }
+        }
     }
 }

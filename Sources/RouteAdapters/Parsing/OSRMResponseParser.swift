@@ -57,7 +57,8 @@ public struct OSRMResponseParser: RouteResponseParser {
 
     /// Parses a single route object (one element of a `routes` array), with the given waypoints.
     public func parseRoute(from data: Data, waypoints: [Waypoint] = []) throws -> Route {
-        let dto = try OSRMRouteDTO(JSONFields(try parseJSON(data), path: .root("route")))
+        try checkEnvelope(data)
+        let dto = try read(data) { reader in try OSRMRouteDTO(&reader, path: .root("route")) }
         return try checkedRoute(dto, path: "route", waypoints: waypoints)
     }
 
@@ -96,17 +97,28 @@ public struct OSRMResponseParser: RouteResponseParser {
         }
     }
 
-    private func parseJSON(_ data: Data) throws(RouteParseError) -> JSONValue {
-        try checkEnvelope(data)
+    /// Reads `data` with `body` in one pass (``JSONReader``). Reading front to back, a wrong field can be met before
+    /// the rest of the answer is seen: the error reported is still what the whole answer shows first, that it is not
+    /// JSON at all, then that it is an engine's error answer, then the field.
+    private func read<T>(_ data: Data, _ body: (inout JSONReader) throws -> T) throws(RouteParseError) -> T {
         do {
-            return try JSONParser.parse(data)
-        } catch {
+            return try JSONReader.read(data, body)
+        } catch let error as JSONParser.Error {
             throw RouteParseError.malformedJSON(detail: error.description)
+        } catch {
+            if let syntax = JSONReader.firstError(in: data) { throw RouteParseError.malformedJSON(detail: syntax.description) }
+            if let envelope = try? JSONReader.read(data, { reader in try OSRMResponseDTO(&reader, envelopeOnly: true) }),
+                let engineError = engineError(in: envelope)
+            {
+                throw engineError
+            }
+            throw error as? RouteParseError ?? RouteParseError.malformedJSON(detail: "\(error)")
         }
     }
 
     private func decodeResponse(_ data: Data) throws(RouteParseError) -> OSRMResponseDTO {
-        try OSRMResponseDTO(JSONFields(try parseJSON(data), path: .root("")))
+        try checkEnvelope(data)
+        return try read(data) { reader in try OSRMResponseDTO(&reader) }
     }
 
     private func engineError(in response: OSRMResponseDTO) -> RouteParseError? {

@@ -1,0 +1,236 @@
+/// Reads one JSON document front to back, value by value, without building a tree: a reader that knows the shape it
+/// expects asks for each value as it comes (``kind()``, then ``readString()``, ``beginObject()`` ...) and skips the
+/// rest with ``skipValue()``, which still checks it. The same strict RFC 8259 rules and nesting limit as
+/// ``JSONParser`` (it shares its scanner); a routing answer of megabytes goes from bytes to typed values in one pass.
+public struct JSONReader {
+    /// What the next value is, seen from its first byte.
+    public enum Kind: Hashable, Sendable {
+        case object, array, string, number, bool, null
+    }
+
+    /// The open object's members: pass it to every ``nextKey(_:)`` of that object.
+    public struct Members {
+        fileprivate var started = false
+    }
+
+    /// The open array's items: pass it to every ``nextItem(_:)`` of that array.
+    public struct Items {
+        fileprivate var started = false
+    }
+
+    private var scanner: JSONParser
+    /// Objects and arrays open around the next value.
+    private var depth = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { scanner = JSONParser(bytes: bytes) }
+
+    /// Reads the document in `data` with `body`, which must read exactly one value; only whitespace may follow it.
+    /// Errors in the text are ``JSONParser/Error``s; `body` may throw its own.
+    public static func read<T, C: Collection>(_ data: C, _ body: (inout JSONReader) throws -> T) throws -> T
+    where C.Element == UInt8 {
+        func readAll(_ buffer: UnsafeBufferPointer<UInt8>) throws -> T {
+            var reader = JSONReader(bytes: buffer)
+            let value = try body(&reader)
+            reader.scanner.skipWhitespace()
+            guard reader.scanner.index == buffer.count else { throw reader.scanner.fail("unexpected data after the JSON value") }
+            return value
+        }
+        if let result = try data.withContiguousStorageIfAvailable(readAll) { return result }
+        return try Array(data).withUnsafeBufferPointer(readAll)
+    }
+
+    /// The first error in `data` as JSON text, or nil when it is one well-formed value.
+    public static func firstError<C: Collection>(in data: C) -> JSONParser.Error? where C.Element == UInt8 {
+        do {
+            try read(data) { reader in try reader.skipValue() }
+            return nil
+        } catch let error as JSONParser.Error {
+            return error
+        } catch {
+            return JSONParser.Error(reason: "\(error)", offset: 0)
+        }
+    }
+
+    /// Byte offset of the next unread byte.
+    public var offset: Int { scanner.index }
+
+    /// The kind of the next value (whitespace before it is skipped).
+    public mutating func kind() throws(JSONParser.Error) -> Kind {
+        scanner.skipWhitespace()
+        guard scanner.index < scanner.bytes.count else { throw scanner.fail("unexpected end of input") }
+        switch scanner.bytes[scanner.index] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: throw scanner.fail("unexpected character '\(Character(Unicode.Scalar(scanner.bytes[scanner.index])))'")
+        }
+    }
+
+    /// The next value, a string; an error if it is anything else.
+    public mutating func readString() throws(JSONParser.Error) -> String {
+        guard try kind() == .string else { throw scanner.fail("expected a string") }
+        return try scanner.parseString()
+    }
+
+    /// The next value, a number; an error if it is anything else.
+    public mutating func readNumber() throws(JSONParser.Error) -> Double {
+        guard try kind() == .number else { throw scanner.fail("expected a number") }
+        return try scanner.parseNumber()
+    }
+
+    /// The next value, `true` or `false`; an error if it is anything else.
+    public mutating func readBool() throws(JSONParser.Error) -> Bool {
+        guard try kind() == .bool else { throw scanner.fail("expected true or false") }
+        if scanner.bytes[scanner.index] == UInt8(ascii: "t") {
+            try scanner.expectLiteral("true")
+            return true
+        }
+        try scanner.expectLiteral("false")
+        return false
+    }
+
+    /// Reads the next value if it is `null`: true when it was.
+    public mutating func readNull() throws(JSONParser.Error) -> Bool {
+        guard try kind() == .null else { return false }
+        try scanner.expectLiteral("null")
+        return true
+    }
+
+    /// The next value as a tree (for the parts of a document that are kept as the server sent them).
+    public mutating func readValue() throws(JSONParser.Error) -> JSONValue {
+        try scanner.parseValue(depth: depth)
+    }
+
+    /// Reads past the next value, checking it as strictly as ``JSONParser`` would (strings included).
+    public mutating func skipValue() throws(JSONParser.Error) {
+        switch try kind() {
+        case .object:
+            var members = try beginObject()
+            while try nextKey(&members) != nil { try skipValue() }
+        case .array:
+            var items = try beginArray()
+            while try nextItem(&items) { try skipValue() }
+        case .string: _ = try scanner.parseString()
+        case .number: _ = try scanner.parseNumber()
+        case .bool: _ = try readBool()
+        case .null: _ = try readNull()
+        }
+    }
+
+    // MARK: - Objects and arrays
+
+    /// Opens the next value, an object; read its members with ``nextKey(_:)``.
+    public mutating func beginObject() throws(JSONParser.Error) -> Members {
+        try open(.object)
+        return Members()
+    }
+
+    /// The next member's key (its value is read next), or nil when the object closes.
+    public mutating func nextKey(_ members: inout Members) throws(JSONParser.Error) -> JSONKey? {
+        guard try moveToNext(closer: UInt8(ascii: "}"), started: &members.started) else { return nil }
+        guard scanner.bytes[scanner.index] == UInt8(ascii: "\"") else { throw scanner.fail("expected a string key") }
+        let key = try readKey()
+        scanner.skipWhitespace()
+        guard scanner.index < scanner.bytes.count, scanner.bytes[scanner.index] == UInt8(ascii: ":") else { throw scanner.fail("expected ':'") }
+        scanner.index += 1
+        return key
+    }
+
+    /// Opens the next value, an array; read its items after each ``nextItem(_:)`` that returns true.
+    public mutating func beginArray() throws(JSONParser.Error) -> Items {
+        try open(.array)
+        return Items()
+    }
+
+    /// True when another item follows (read it next), false when the array closes.
+    public mutating func nextItem(_ items: inout Items) throws(JSONParser.Error) -> Bool {
+        try moveToNext(closer: UInt8(ascii: "]"), started: &items.started)
+    }
+
+    private mutating func open(_ expected: Kind) throws(JSONParser.Error) {
+        guard try kind() == expected else { throw scanner.fail(expected == .object ? "expected an object" : "expected an array") }
+        guard depth < JSONParser.maximumDepth else { throw scanner.fail("nesting deeper than \(JSONParser.maximumDepth) levels") }
+        depth += 1
+        scanner.index += 1
+    }
+
+    /// Past the separator before the next member or item: true when there is one; false, past the closer, when not.
+    private mutating func moveToNext(closer: UInt8, started: inout Bool) throws(JSONParser.Error) -> Bool {
+        scanner.skipWhitespace()
+        guard scanner.index < scanner.bytes.count else { throw scanner.fail("unexpected end of input") }
+        let byte = scanner.bytes[scanner.index]
+        if byte == closer {
+            scanner.index += 1
+            depth -= 1
+            return false
+        }
+        if started {
+            guard byte == UInt8(ascii: ",") else {
+                throw scanner.fail(closer == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
+            }
+            scanner.index += 1
+            scanner.skipWhitespace()
+            guard scanner.index < scanner.bytes.count else { throw scanner.fail("unexpected end of input") }
+        }
+        started = true
+        return true
+    }
+
+    /// A key without escapes is its bytes in the document (no copy); one with escapes is decoded.
+    private mutating func readKey() throws(JSONParser.Error) -> JSONKey {
+        let start = scanner.index + 1
+        var end = start
+        while end < scanner.bytes.count {
+            let byte = scanner.bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                guard scanner.bytes[start..<end].allSatisfy({ $0 < 0x80 }) else { break }
+                scanner.index = end + 1
+                return JSONKey(raw: UnsafeBufferPointer(rebasing: scanner.bytes[start..<end]))
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        return JSONKey(decoded: try scanner.parseString())
+    }
+}
+
+/// An object member's key as ``JSONReader`` found it. Valid only until the reader moves on: match it (`case "name":`)
+/// or copy it (``string``) there.
+public struct JSONKey: CustomStringConvertible {
+    /// The key's ASCII bytes in the document, when it has no escapes.
+    private let raw: UnsafeBufferPointer<UInt8>?
+    private let decoded: String?
+
+    fileprivate init(raw: UnsafeBufferPointer<UInt8>) {
+        self.raw = raw
+        decoded = nil
+    }
+
+    fileprivate init(decoded: String) {
+        raw = nil
+        self.decoded = decoded
+    }
+
+    /// The key as text.
+    public var string: String {
+        if let raw { return String(decoding: raw, as: UTF8.self) }
+        return decoded ?? ""
+    }
+
+    public var description: String { string }
+
+    /// True when the key is `pattern`, byte for byte: lets a `switch` match keys without making strings.
+    public static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
+        pattern.withUTF8Buffer { expected in
+            if let raw = key.raw {
+                guard raw.count == expected.count else { return false }
+                for i in 0..<raw.count where raw[i] != expected[i] { return false }
+                return true
+            }
+            return key.decoded.map { $0.utf8.elementsEqual(expected) } ?? false
+        }
+    }
+}
