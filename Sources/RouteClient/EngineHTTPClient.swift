@@ -201,6 +201,11 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
     private var context: ChannelHandlerContext?
+    /// What broke a new connection before its first exchange began (a TLS handshake refused while the request was
+    /// still on its way to the event loop): that exchange fails with it, not with a bare "closed". An idle
+    /// kept-alive connection that breaks is only closed: its next request goes on a new one.
+    private var brokenBeforeStart: EngineHTTPClient.Failure?
+    private var hasExchanged = false
 
     init(limit: Int) {
         self.limit = limit
@@ -211,6 +216,8 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     /// On the event loop: the request is being written; its answer completes `promise`.
     func start(_ promise: EventLoopPromise<EngineHTTPClient.Answer>) {
+        if let brokenBeforeStart { return promise.fail(brokenBeforeStart) }
+        hasExchanged = true
         guard let context, context.channel.isActive else { return promise.fail(EngineHTTPClient.Failure.closed(answering: false)) }
         self.promise = promise
         head = nil
@@ -248,6 +255,7 @@ final class HTTPExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if promise == nil, !hasExchanged, brokenBeforeStart == nil { brokenBeforeStart = .broken(error, answering: false) }
         fail(.broken(error, answering: head != nil))
         context.close(promise: nil)
     }

@@ -17,7 +17,8 @@ struct RouteAnswerBenchmark {
             let body = (try? JSONParser.parse(Array(line.utf8)))?["responseBody"]?.stringValue
         else { fail("no routing answer in \(recording) (run navbench from the repository's root)") }
         let data = Data(body.utf8)
-        let parser = OSRMResponseParser(polylinePrecision: 6)
+        // As navd parses: its texts checked against the language and units asked for.
+        let parser = OSRMResponseParser(polylinePrecision: 6, locale: .english)
         var parse: [Double] = [], controller: [Double] = [], encode: [Double] = []
         for _ in 0..<repeats {
             var start = monotonicSeconds()

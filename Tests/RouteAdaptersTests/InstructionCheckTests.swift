@@ -1,8 +1,9 @@
 import Foundation
 import Guidance
 import NavigationCore
-import RouteAdapters
 import Testing
+
+@testable import RouteAdapters
 
 /// An engine's answer in another language or units than navd asked for is recognised, and not passed on: navd
 /// writes the instructions itself and says why.
@@ -72,5 +73,28 @@ struct InstructionCheckTests {
         // The notice travels with the route (the route event, navctl --json) and comes back from its JSON.
         let decoded = try JSONDecoder().decode(Route.self, from: try JSONEncoder().encode(german))
         #expect(decoded.notices == german.notices)
+    }
+
+    /// Words are read by Unicode scalars: letters of any script lowercased, the marks on them kept (text in
+    /// decomposed form), hyphens inside words, everything else a separator.
+    @Test(arguments: [
+        ("Käänny OIKEALLE Bulevardi-kadulle, 300 m.", ["käänny", "oikealle", "bulevardi-kadulle", "m"]),
+        ("Cafe\u{301} Über\u{308}gang", ["cafe\u{301}", "über\u{308}gang"]),
+        ("Tournez à droite sur l'Avenue", ["tournez", "à", "droite", "sur", "l", "avenue"]),
+        ("  ", []),
+    ])
+    func wordsAreLowercaseLettersWithTheirMarks(text: String, expected: [String]) {
+        var words: [String] = []
+        InstructionCheck.forEachWord(of: text) { words.append($0) }
+        #expect(words == expected)
+    }
+
+    /// A number followed by a unit word, one word or two, punctuation after it ignored; any Unicode space between.
+    @Test(arguments: [
+        ("In 300 metres, turn left", true), ("In 2 engelska mil, sväng", true), ("In 0.3\u{A0}miles.", true),
+        ("Turn left onto Metres Road", false), ("300", false), ("In 300 feet", false),
+    ])
+    func aDistanceIsFoundByItsNumberAndUnit(text: String, found: Bool) {
+        #expect(InstructionCheck.countsIn(["metres", "engelska mil", "miles"], text) == found)
     }
 }

@@ -8,10 +8,24 @@ public struct InstructionCheck: Sendable {
     public var locale: InstructionLocale
     /// The catalogs navd ships, to recognise each language by its words.
     let catalogs: [GuidanceCatalog]
+    /// The other unit system's words in every language navd knows (an answer may be in the wrong language too):
+    /// made once here, as filling the catalogs' templates is most of the check's time.
+    let otherUnitWords: Set<String>
+    /// Every marker word of the catalogs, with a bit set for each catalog (by its index) that has it.
+    let markerLanguages: [String: UInt64]
 
     public init(locale: InstructionLocale) {
         self.locale = locale
         catalogs = ShippedLanguages.files.keys.sorted().compactMap { LanguageTag($0).flatMap(ShippedLanguages.catalog(for:)) }
+        var markerLanguages: [String: UInt64] = [:]
+        for (index, catalog) in catalogs.enumerated() where index < 64 {
+            for word in catalog.markers { markerLanguages[word, default: 0] |= 1 << UInt64(index) }
+        }
+        self.markerLanguages = markerLanguages
+        let otherUnits: [UnitKey] = locale.imperial ? [.metres, .kilometres] : [.feet, .yards, .miles]
+        otherUnitWords = catalogs.reduce(into: Set<String>()) { words, catalog in
+            for unit in otherUnits { words.formUnion(catalog.unitWords(unit)) }
+        }
     }
 
     /// The texts of `route` a driver reads and hears: each step's instruction, banners and prompts.
@@ -28,20 +42,26 @@ public struct InstructionCheck: Sendable {
         // A language navd does not ship cannot be recognised: nothing to say about it.
         guard let tag = LanguageTag(locale.language), tag.language == requested.language, !texts.isEmpty else { return [] }
         var problems: [String] = []
-        let words = texts.map(Self.words)
-        for other in catalogs where other.language != requested.language {
-            // Texts with the other language's words and none of the requested one's.
-            let foreign = words.filter { !$0.isDisjoint(with: other.markers) && $0.isDisjoint(with: requested.markers) }.count
+        // Per language navd ships, the texts with its words and none of the requested one's.
+        let requestedMarkers = Set(requested.markers)
+        var foreignTexts = [Int](repeating: 0, count: catalogs.count)
+        for text in texts {
+            var languages: UInt64 = 0
+            var hasRequested = false
+            Self.forEachWord(of: text) { word in
+                languages |= markerLanguages[word] ?? 0
+                hasRequested = hasRequested || requestedMarkers.contains(word)
+            }
+            guard !hasRequested else { continue }
+            for index in catalogs.indices where languages & (1 << UInt64(index)) != 0 { foreignTexts[index] += 1 }
+        }
+        for (index, other) in catalogs.enumerated() where other.language != requested.language {
+            let foreign = foreignTexts[index]
             if foreign >= 2, foreign * 5 >= texts.count {
                 problems.append("\(foreign) of \(texts.count) instruction texts are in \(other.name), not \(requested.name) (asked for \(locale.language))")
             }
         }
-        let otherUnits: [UnitKey] = locale.imperial ? [.metres, .kilometres] : [.feet, .yards, .miles]
-        // The other system's unit words in every language navd knows: an answer may be in the wrong language too.
-        let unitWords = catalogs.reduce(into: Set<String>()) { words, catalog in
-            for unit in otherUnits { words.formUnion(catalog.unitWords(unit)) }
-        }
-        let mixed = texts.filter { text in Self.countsIn(unitWords, text) }.count
+        let mixed = texts.filter { text in Self.countsIn(otherUnitWords, text) }.count
         if mixed > 0 {
             problems.append(
                 "\(mixed) of \(texts.count) instruction texts count in \(locale.imperial ? "metres" : "miles or feet"), not the \(locale.imperial ? "imperial" : "metric") units asked for")
@@ -49,15 +69,39 @@ public struct InstructionCheck: Sendable {
         return problems
     }
 
-    /// Lowercase words of `text` (letters, and hyphens inside words).
-    static func words(_ text: String) -> Set<String> {
-        Set(text.lowercased().split { !($0.isLetter || $0 == "-") }.map(String.init))
+    /// Each lowercase word of `text` (letters, the marks on them, and hyphens), by its Unicode scalars with a path
+    /// for ASCII: a route's few hundred texts are checked as its answer arrives, on the navigation loop.
+    static func forEachWord(of text: String, _ body: (String) -> Void) {
+        var word: [UInt8] = []
+        func flush() {
+            if !word.isEmpty { body(String(decoding: word, as: UTF8.self)) }
+            word.removeAll(keepingCapacity: true)
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x41...0x5A: word.append(UInt8(scalar.value + 0x20))  // A-Z
+            case 0x61...0x7A, 0x2D: word.append(UInt8(scalar.value))  // a-z, -
+            case 0..<0x80: flush()
+            default:
+                let properties = scalar.properties
+                let isMark = !word.isEmpty && [.nonspacingMark, .spacingMark, .enclosingMark].contains(properties.generalCategory)
+                if properties.isAlphabetic || isMark {
+                    word.append(contentsOf: properties.lowercaseMapping.utf8)
+                } else {
+                    flush()
+                }
+            }
+        }
+        flush()
     }
 
     /// Whether `text` has a number followed by one of `units` ("2 Meilen", "0.3 miles").
     static func countsIn(_ units: Set<String>, _ text: String) -> Bool {
-        let tokens = text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
-        for (index, token) in tokens.enumerated().dropLast() where token.first?.isNumber == true {
+        let tokens = text.lowercased().unicodeScalars.split { scalar in
+            scalar.value < 0x80 ? scalar == " " || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
+        }.map { String(String.UnicodeScalarView($0)) }
+        for (index, token) in tokens.enumerated().dropLast() {
+            guard let first = token.unicodeScalars.first, first.properties.numericType != nil else { continue }
             // One word ("miles") or two ("engelska mil").
             let next = tokens[index + 1].trimmingCharacters(in: ".,;:!?")
             if units.contains(next) { return true }
