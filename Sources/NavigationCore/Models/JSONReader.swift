@@ -179,18 +179,18 @@ public struct JSONReader {
         return true
     }
 
-    /// A key without escapes is its bytes in the document (no copy); one with escapes is decoded.
+    /// A plain ASCII key is its bytes in the document (no copy); one with escapes, other characters or an error is
+    /// left to the string parser, which decodes and checks it.
     private mutating func readKey() throws(JSONParser.Error) -> JSONKey {
         let start = scanner.index + 1
         var end = start
         while end < scanner.bytes.count {
             let byte = scanner.bytes[end]
             if byte == UInt8(ascii: "\"") {
-                guard scanner.bytes[start..<end].allSatisfy({ $0 < 0x80 }) else { break }
                 scanner.index = end + 1
                 return JSONKey(raw: UnsafeBufferPointer(rebasing: scanner.bytes[start..<end]))
             }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
             end += 1
         }
         return JSONKey(decoded: try scanner.parseString())
