@@ -10,7 +10,7 @@ import SystemSupport
 /// 0 even on good fixes).
 ///
 /// When gpsd stops, the source reports it and reconnects with backoff (0.5 s to 8 s). gpsd says nothing when its
-/// device disappears: the feed's silence watchdog (``GNSSFeed/watchSilence(timeout:interval:)``, the same for
+/// device disappears: the feed's silence watchdog (``GNSSFeed/watchSilence(timeout:)``, the same for
 /// every source) reports that.
 public final class GpsdSource: Sendable {
     public let host: String

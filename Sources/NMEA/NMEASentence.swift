@@ -49,15 +49,38 @@ extension NMEASentence {
         // Printable ASCII only: anything else is line noise.
         guard !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { throw .notASentence }
         let text = String(decoding: bytes, as: UTF8.self)
-        var parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        // Printable ASCII: one byte per character, so the fields are cut at the commas' bytes (splitting by
+        // Character and asking each character's Unicode properties was a tenth of a fix's time in navd).
+        var parts: [Substring] = []
+        parts.reserveCapacity(24)
+        let utf8 = text.utf8
+        var fieldStart = utf8.startIndex
+        var index = fieldStart
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: ",") {
+                parts.append(text[fieldStart..<index])
+                fieldStart = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        parts.append(text[fieldStart..<utf8.endIndex])
         let address = parts.removeFirst()
-        guard address.count >= 3, address.allSatisfy({ $0.isLetter || $0.isNumber }) else { throw .notASentence }
+        guard address.utf8.count >= 3, address.utf8.allSatisfy(Self.isASCIILetterOrDigit) else { throw .notASentence }
         if address.hasPrefix("P") {
             return NMEASentence(talker: "", type: String(address), fields: parts, hadChecksum: hadChecksum)
         }
-        guard address.count == 5 else { throw .notASentence }
+        guard address.utf8.count == 5 else { throw .notASentence }
         return NMEASentence(
             talker: String(address.prefix(2)), type: String(address.dropFirst(2)), fields: parts, hadChecksum: hadChecksum)
+    }
+}
+
+extension NMEASentence {
+    static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: false
+        }
     }
 }
 

@@ -177,4 +177,31 @@ import Testing
         let second = try #require(BootClock.uptime())
         #expect(first > 0 && second >= first)
     }
+
+    /// The journal's text keeps the route's part while the route stays the same: saves with the same route, a
+    /// changed route and a route changed in place each give the bytes a fresh writer gives, and load back.
+    @Test func theRoutesTextIsWrittenAgainOnlyWhenTheRouteChanges() throws {
+        var text = JournalText()
+        var record = try JournalTests.record(savedAt: CoordinatorHarness.start)
+        func check(_ record: TripJournalRecord) throws {
+            let kept = try text.bytes(of: record)
+            var fresh = JournalText()
+            #expect(kept == (try fresh.bytes(of: record)))
+            #expect(try TripJournal.record(from: Data(kept)) == record)
+        }
+        try check(record)
+        record.distanceAlong = 456.25
+        record.stepIndex = 3
+        try check(record)
+        // The same route id, a route changed in place (a refresh's new durations).
+        record.route.duration += 60
+        try check(record)
+        record.route.steps[0].duration += 1
+        try check(record)
+        // Another route.
+        record.routeId = "r-2"
+        record.route = try CoordinatorHarness.route()
+        record.route.geometry.removeLast()
+        try check(record)
+    }
 }

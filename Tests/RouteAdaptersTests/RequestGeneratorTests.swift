@@ -311,4 +311,26 @@ struct RequestGeneratorTests {
         let routes = try RouteAdapter.osrm(baseURL: "http://h:2").responseParser.parseRoutes(from: Fixture.data("helsinki_osrm_plain"))
         #expect(routes.first?.steps.count == 10)
     }
+
+    /// The request body navd writes itself is the text Foundation's `JSONEncoder` wrote (sorted keys, slashes
+    /// unescaped) for the bodies navd sends: the golden recordings' requests replay unchanged.
+    @Test(arguments: ["valhalla", "valhalla-options", "graphhopper"])
+    func requestBodiesAreFoundationsText(shape: String) throws {
+        let options: [String: JSONValue] =
+            shape == "valhalla-options"
+            ? [
+                "language": "fi-FI", "units": "miles", "costing_options": ["auto": ["use_tolls": 0.25, "top_speed": 90, "exclude_unpaved": true]],
+                "note": "a/b \"quoted\" ä 日本 \n tab\t", "tiny": .number(1e-7), "big": .number(12_345_678.9), "negative": .number(-1.25),
+                "list": [1, 2.5, "x", nil, false],
+            ] : [:]
+        let adapter: RouteAdapter = shape == "graphhopper" ? .graphHopper(baseURL: "http://127.0.0.1:8002") : .valhalla(baseURL: "http://127.0.0.1:8002")
+        let stop = Waypoint(coordinate: GeographicCoordinate(latitude: 60.178242, longitude: 24.95188), kind: .via)
+        let request = try adapter.requestGenerator.routeRequest(
+            for: RouteQuery(origin: Self.origin, waypoints: [stop, Self.destination], options: options))
+        let body = try #require(request.body)
+        let value = try JSONParser.parse(Array(body))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(String(decoding: body, as: UTF8.self) == String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
 }

@@ -34,28 +34,29 @@ extension TripCoordinator {
         lastFixAt = now
         predicted = nil
         startCalculationsWaitingForFix(fix)
-        if let stale = trip, let age = staleJournalAge(stale.resumeFrom, firstFix: fix) {
+        // The trip is read in place (`trip!`), not copied: a copy of it per fix retained and released every
+        // reference it holds.
+        if let age = staleJournalAge(trip?.resumeFrom, firstFix: fix) {
             // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
-            log(.notice, "not resuming trip \(stale.routeId): by GNSS time its journal is \(CheckedNumber.clampedWhole(age, rounding: .towardZero)) s old (journal.max_age \(CheckedNumber.clampedWhole(settings.journalMaxAge, rounding: .towardZero)) s)")
+            log(.notice, "not resuming trip \(trip!.routeId): by GNSS time its journal is \(CheckedNumber.clampedWhole(age, rounding: .towardZero)) s old (journal.max_age \(CheckedNumber.clampedWhole(settings.journalMaxAge, rounding: .towardZero)) s)")
             endTrip(reason: "journal too old")
         }
-        guard var current = trip else {
+        guard trip != nil else {
             publish(.tripState(freeDriveState(fix)))
             return
         }
-        let previous = current.state
+        let previous = trip!.state
         let next: TripState
-        if let resume = current.resumeFrom {
-            next = current.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
-            current.resumeFrom = nil
-            trip = current
+        if let resume = trip!.resumeFrom {
+            next = trip!.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
+            trip!.resumeFrom = nil
             publishRoute(reason: .resumed, session: nil)
         } else if previous.navigating == nil {
-            next = current.controller.initialState(for: fix.location)
+            next = trip!.controller.initialState(for: fix.location)
         } else {
             // A jump the gate accepted adds nothing to the distance travelled (found by the whole-daemon fuzz:
             // interleaved streams of receivers elsewhere added 587 000 km).
-            next = current.controller.update(previous, with: fix.location, afterJump: jumped)
+            next = trip!.controller.update(previous, with: fix.location, afterJump: jumped)
         }
         apply(next, previous: previous, fix: fix, now: now)
         refreshIfDue(fix: fix, now: now)
@@ -133,9 +134,8 @@ extension TripCoordinator {
 
     /// Publishes what changed between `previous` and `next` and stores `next`.
     mutating func apply(_ next: TripState, previous: TripState, fix: GNSSFix, now: Date) {
-        guard var current = trip else { return }
-        current.state = next
-        trip = current
+        guard trip != nil else { return }
+        trip!.state = next
         switch next {
         case .idle:
             return
@@ -164,10 +164,10 @@ extension TripCoordinator {
     }
 
     private mutating func publishWaypointsReached(_ state: NavigatingState, before: NavigatingState?) {
-        guard let before, let current = trip else { return }
+        guard let before, trip != nil else { return }
         for index in before.remainingWaypoints.startIndex..<state.remainingWaypoints.startIndex {
-            let waypoint = current.controller.route.waypoints[index]
-            let requestedIndex = current.passedBeforeRoute + index - 1
+            let waypoint = trip!.controller.route.waypoints[index]
+            let requestedIndex = trip!.passedBeforeRoute + index - 1
             publish(.waypointReached(WaypointReachedEvent(index: requestedIndex, coordinate: waypoint.coordinate, kind: waypoint.kind)))
             if waypoint.kind == .break { announce(.waypointReached, ["index": String(requestedIndex + 1)]) }
         }

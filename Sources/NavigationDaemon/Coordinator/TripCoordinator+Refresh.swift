@@ -11,17 +11,18 @@ extension TripCoordinator {
     /// its route and no other calculation runs (a reroute, a change of stops or a new trip supersede a refresh).
     mutating func refreshIfDue(fix: GNSSFix, now: Date) {
         let interval = settings.refreshInterval
-        guard interval > 0, let current = trip, current.resumeFrom == nil, let state = current.state.navigating else { return }
+        // `trip!` in place, not a copy of the whole trip per fix.
+        guard interval > 0, trip?.resumeFrom == nil, let state = trip?.state.navigating else { return }
         let time = fix.location.timestamp
-        guard let lastAttempt = current.refresh.lastAttempt else {
+        guard let lastAttempt = trip!.refresh.lastAttempt else {
             // The route's first fix: its figures are fresh now.
-            let index = current.controller.index, route = current.controller.route
+            let index = trip!.controller.index, route = trip!.controller.route
             trip!.refresh = RefreshTimes(
                 lastAttempt: time, lastSuccess: time,
                 hasTraffic: !RouteRefresh.congestion(route, index: index, from: 0).isEmpty || !RouteRefresh.incidents(route, index: index, from: 0).isEmpty)
             return
         }
-        if current.refresh.hasTraffic, let fresh = current.refresh.lastSuccess, time.timeIntervalSince(fresh) > 3 * interval {
+        if trip!.refresh.hasTraffic, let fresh = trip!.refresh.lastSuccess, time.timeIntervalSince(fresh) > 3 * interval {
             dropOldTraffic(state: state, age: time.timeIntervalSince(fresh))
         }
         guard time.timeIntervalSince(lastAttempt) >= interval, state.isOnRoute, !state.predicted, calculations.isEmpty else { return }

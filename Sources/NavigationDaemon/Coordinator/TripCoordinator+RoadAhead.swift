@@ -19,12 +19,12 @@ extension TripCoordinator {
         let speed = state?.predicted == true || fix?.quality.estimated == true ? nil : fix?.location.speed?.metersPerSecond
         var limit = state == nil ? freeDriveLimit : nil
         var ahead: (value: Double, unit: SpeedUnit, distance: Double)?
-        if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, let current = trip {
+        if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, trip != nil {
             limit = (value, unit)
             if let speed {
                 let rules = speedAlerts.rules
                 let inForce = value * unit.metersPerSecond
-                let run = current.limits.firstLimitAhead(of: state.distanceAlong, within: rules.warningDistance(speed: speed)) { run in
+                let run = trip!.limits.firstLimitAhead(of: state.distanceAlong, within: rules.warningDistance(speed: speed)) { run in
                     run.metersPerSecond < inForce && speed / run.unit.metersPerSecond > rules.threshold(.minor, limit: run.value)
                 }
                 if let run { ahead = (run.value, run.unit, max(0, run.start - state.distanceAlong)) }
@@ -44,8 +44,8 @@ extension TripCoordinator {
     /// The road objects ahead of `state` within `road_ahead.horizon` (nearest first), for `trip_state.roadAhead`.
     /// Measured from the snapped progress; while approaching the route, from its start.
     func roadAhead(_ state: NavigatingState) -> [RoadObjectAhead] {
-        guard let current = trip else { return [] }
-        return current.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
+        guard trip != nil else { return [] }
+        return trip!.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
     }
 }
 

@@ -13,17 +13,18 @@ extension TripCoordinator {
     /// alternatives) to judge whether a faster one exists.
     mutating func lookForFasterRouteIfDue(fix: GNSSFix, now: Date) {
         let rules = settings.fasterRoute
-        guard rules.mode != .off, let current = trip, current.resumeFrom == nil, let state = current.state.navigating else { return }
+        // `trip!` in place, not a copy of the whole trip per fix.
+        guard rules.mode != .off, trip?.resumeFrom == nil, let state = trip?.state.navigating else { return }
         let time = fix.location.timestamp
-        guard let last = current.faster.lastLook else {
+        guard let last = trip!.faster.lastLook else {
             trip!.faster.lastLook = time
             return
         }
         guard time.timeIntervalSince(last) >= rules.interval, state.isOnRoute, !state.predicted, calculations.isEmpty, offer == nil else { return }
         trip!.faster.lastLook = time
-        let passed = current.passedBeforeRoute + max(0, state.remainingWaypoints.startIndex - 1)
+        let passed = trip!.passedBeforeRoute + max(0, state.remainingWaypoints.startIndex - 1)
         startCalculation(
-            purpose: .fasterRoute, waypoints: Array(current.requested.dropFirst(passed)), options: current.options,
+            purpose: .fasterRoute, waypoints: Array(trip!.requested.dropFirst(passed)), options: trip!.options,
             origin: predictedOrigin(fix.location), now: now, alternatives: 2)
     }
 

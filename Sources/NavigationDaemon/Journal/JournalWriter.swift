@@ -24,6 +24,8 @@ public final class JournalWriter: @unchecked Sendable {
     // Only the writer thread touches these: saves failing since the first failure, and that failure.
     private var failedSaves = 0
     private var firstFailure: String?
+    /// The journal's text, the route's part kept while the route stays the same (only the writer thread).
+    private var text = JournalText()
 
     public init(journal: TripJournal, logger: Logger) {
         self.journal = journal
@@ -84,7 +86,7 @@ public final class JournalWriter: @unchecked Sendable {
         switch operation {
         case .save(let record):
             do {
-                try journal.save(record)
+                try journal.save(record, text: &text)
                 if failedSaves > 0 {
                     logger.notice(
                         "the trip journal is saved again", metadata: ["path": "\(journal.path)", "failedSaves": "\(failedSaves)"])

@@ -26,18 +26,19 @@ public struct TripJournal: Sendable {
     }
 
     public func save(_ record: TripJournalRecord) throws {
-        try writeAtomically(try Self.data(of: record))
+        var text = JournalText()
+        try save(record, text: &text)
+    }
+
+    /// Saves `record`, its route written again only when `text` has not written it before.
+    public func save(_ record: TripJournalRecord, text: inout JournalText) throws {
+        try writeAtomically(Data(try text.bytes(of: record)))
     }
 
     /// A journal's bytes (pure: the inverse of ``record(from:)``).
     public static func data(of record: TripJournalRecord) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(ISO8601Timestamp.format(date))
-        }
-        return try encoder.encode(record)
+        var text = JournalText()
+        return Data(try text.bytes(of: record))
     }
 
     /// Removes the journal and fsyncs its directory: after a power cut a trip that ended (arrival, cancel) must

