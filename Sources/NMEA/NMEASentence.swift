@@ -51,6 +51,9 @@ extension NMEASentence {
         let text = String(decoding: bytes, as: UTF8.self)
         // Printable ASCII: one byte per character, so the fields are cut at the commas' bytes (splitting by
         // Character and asking each character's Unicode properties was a tenth of a fix's time in navd).
+        // The address is the first part and not a field: it is kept apart rather than removed from the front of
+        // the fields (which moved every field).
+        var addressPart: Substring?
         var parts: [Substring] = []
         parts.reserveCapacity(24)
         let utf8 = text.utf8
@@ -58,13 +61,13 @@ extension NMEASentence {
         var index = fieldStart
         while index != utf8.endIndex {
             if utf8[index] == UInt8(ascii: ",") {
-                parts.append(text[fieldStart..<index])
+                if addressPart == nil { addressPart = text[fieldStart..<index] } else { parts.append(text[fieldStart..<index]) }
                 fieldStart = utf8.index(after: index)
             }
             index = utf8.index(after: index)
         }
-        parts.append(text[fieldStart..<utf8.endIndex])
-        let address = parts.removeFirst()
+        if addressPart == nil { addressPart = text[fieldStart..<utf8.endIndex] } else { parts.append(text[fieldStart..<utf8.endIndex]) }
+        let address = addressPart!
         guard address.utf8.count >= 3, address.utf8.allSatisfy(Self.isASCIILetterOrDigit) else { throw .notASentence }
         if address.hasPrefix("P") {
             return NMEASentence(talker: "", type: String(address), fields: parts, hadChecksum: hadChecksum)

@@ -314,16 +314,24 @@ struct RequestGeneratorTests {
 
     /// The request body navd writes itself is the text Foundation's `JSONEncoder` wrote (sorted keys, slashes
     /// unescaped) for the bodies navd sends: the golden recordings' requests replay unchanged.
-    @Test(arguments: ["valhalla", "valhalla-options", "graphhopper"])
+    @Test(arguments: ["valhalla", "valhalla-options", "graphhopper-post"])
     func requestBodiesAreFoundationsText(shape: String) throws {
-        let options: [String: JSONValue] =
-            shape == "valhalla-options"
-            ? [
-                "language": "fi-FI", "units": "miles", "costing_options": ["auto": ["use_tolls": 0.25, "top_speed": 90, "exclude_unpaved": true]],
-                "note": "a/b \"quoted\" ä 日本 \n tab\t", "tiny": .number(1e-7), "big": .number(12_345_678.9), "negative": .number(-1.25),
-                "list": [1, 2.5, "x", nil, false],
-            ] : [:]
-        let adapter: RouteAdapter = shape == "graphhopper" ? .graphHopper(baseURL: "http://127.0.0.1:8002") : .valhalla(baseURL: "http://127.0.0.1:8002")
+        let varied: [String: JSONValue] = [
+            "note": "a/b \"quoted\" ä 日本 \n tab\t", "tiny": .number(1e-7), "big": .number(12_345_678.9), "negative": .number(-1.25),
+            "list": [1, 2.5, "x", nil, false],
+        ]
+        var options: [String: JSONValue] = [:]
+        switch shape {
+        case "valhalla-options":
+            options = varied.merging(
+                ["language": "fi-FI", "units": "miles", "costing_options": ["auto": ["use_tolls": 0.25, "top_speed": 90, "exclude_unpaved": true]]]
+            ) { a, _ in a }
+        case "graphhopper-post":
+            // An object option (a custom model) makes GraphHopper's request a POST with a JSON body.
+            options = varied.merging(["custom_model": ["priority": [["if": "road_class == MOTORWAY", "multiply_by": "0.1"]]]]) { a, _ in a }
+        default: break
+        }
+        let adapter: RouteAdapter = shape == "graphhopper-post" ? .graphHopper(baseURL: "http://127.0.0.1:8002") : .valhalla(baseURL: "http://127.0.0.1:8002")
         let stop = Waypoint(coordinate: GeographicCoordinate(latitude: 60.178242, longitude: 24.95188), kind: .via)
         let request = try adapter.requestGenerator.routeRequest(
             for: RouteQuery(origin: Self.origin, waypoints: [stop, Self.destination], options: options))

@@ -36,7 +36,8 @@ extension TripCoordinator {
         startCalculationsWaitingForFix(fix)
         // The trip is read in place (`trip!`), not copied: a copy of it per fix retained and released every
         // reference it holds.
-        if let age = staleJournalAge(trip?.resumeFrom, firstFix: fix) {
+        // Static: a method on `self` called from here copied the whole coordinator on every fix.
+        if let resume = trip?.resumeFrom, let age = Self.staleJournalAge(resume, firstFix: fix, maxAge: settings.journalMaxAge) {
             // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
             log(.notice, "not resuming trip \(trip!.routeId): by GNSS time its journal is \(CheckedNumber.clampedWhole(age, rounding: .towardZero)) s old (journal.max_age \(CheckedNumber.clampedWhole(settings.journalMaxAge, rounding: .towardZero)) s)")
             endTrip(reason: "journal too old")
@@ -107,10 +108,11 @@ extension TripCoordinator {
     static let journalClockTolerance = 300.0
 
     /// For a journal from an earlier boot: its age by GNSS time (seconds) when that makes it too old to resume.
-    func staleJournalAge(_ resume: Resume?, firstFix fix: GNSSFix) -> Double? {
-        guard let resume, resume.confirmAgeOnFirstFix, let lastFixTime = resume.lastFixTime else { return nil }
+    /// `maxAge`: `journal.max_age`, seconds.
+    static func staleJournalAge(_ resume: Resume, firstFix fix: GNSSFix, maxAge: Double) -> Double? {
+        guard resume.confirmAgeOnFirstFix, let lastFixTime = resume.lastFixTime else { return nil }
         let age = fix.location.timestamp.timeIntervalSince(lastFixTime)
-        return age > settings.journalMaxAge || age < -Self.journalClockTolerance ? age : nil
+        return age > maxAge || age < -journalClockTolerance ? age : nil
     }
 
     /// A status from the GNSS source.
