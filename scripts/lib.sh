@@ -25,10 +25,14 @@ wait_for_http() {
 
 # How navd is built for the vehicle (scripts/package) and measured (scripts/bench): release, the Swift runtime
 # linked in, every function and datum in its own section so that the linker drops what nothing calls, identical
-# code folded once, and no symbol table for dynamic linking (nothing loads navd's symbols). docs/performance.md
-# gives the sizes.
+# code folded once, and no symbol table for dynamic linking (nothing loads navd's symbols). Linked by the
+# toolchain's lld: relative relocations packed (DT_RELR, glibc 2.36: 1.7 MB of .rela.dyn become 14 KB), and the
+# functions navd runs placed together first (packaging/navd.order, written by scripts/order-functions), so that
+# the pages the kernel maps around them are few. docs/performance.md gives the sizes.
 NAVD_RELEASE_FLAGS=(
     -c release --static-swift-stdlib
     -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
-    -Xlinker --no-export-dynamic -Xlinker --icf=all
+    -Xswiftc -use-ld=lld
+    -Xlinker --no-export-dynamic -Xlinker --icf=all -Xlinker -z -Xlinker pack-relative-relocs
+    -Xlinker "--symbol-ordering-file=$NAVD_ROOT/packaging/navd.order" -Xlinker --no-warn-symbol-ordering
 )

@@ -85,6 +85,9 @@ struct FieldBenchmark {
         let cpuPercent = (instance.process.cpuSeconds - cpuStart) / (monotonicSeconds() - wallStart) * 100
         let fifty = feeder.latencies(of: client.lines, since: fiftyFirst, filter: Self.isTripState)
         let fiftyRSS = instance.process.residentMegabytes
+        // The most navd has held resident since it started (start, routes, reroutes, 50 clients): what a vehicle
+        // must have room for.
+        let fiftyPeak = instance.process.statusMegabytes("VmHWM")
         let fiftyAnonymous = instance.process.statusMegabytes("RssAnon"), fiftyFile = instance.process.statusMegabytes("RssFile")
         for other in others { other.close() }
 
@@ -107,7 +110,8 @@ struct FieldBenchmark {
                 met: exactlyOne == perEpoch.count),
             Figure("RSS idle (median of 5)", Percentiles(idleRSS).median, "MB"),
             Figure("RSS navigating, 1 client", navigatingRSS, "MB"),
-            Figure("RSS navigating, 50 clients", fiftyRSS, "MB", target: "< 20 MB", met: fiftyRSS < 20),
+            Figure("RSS navigating, 50 clients", fiftyRSS, "MB"),
+            Figure("peak RSS (VmHWM) by then", fiftyPeak, "MB", target: "< 20 MB", met: fiftyPeak < 20),
             Figure("of which anonymous (heap, stacks)", fiftyAnonymous, "MB"),
             Figure("of which file pages (binary, libraries)", fiftyFile, "MB"),
             Figure("CPU at 10 Hz, 50 clients", cpuPercent, "% of a core", target: "< 2 %", met: cpuPercent < 2),

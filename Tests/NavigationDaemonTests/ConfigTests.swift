@@ -161,6 +161,28 @@ import Testing
         #expect(summary.contains("fallback: graphhopper at https://graphhopper.com/api/1"))
     }
 
+    struct TLSCase: Sendable, CustomTestStringConvertible {
+        let routing: String
+        let usesTLS: Bool
+        var testDescription: String { routing.replacingOccurrences(of: "\n", with: " | ") }
+    }
+
+    static let tlsCases = [
+        TLSCase(routing: "", usesTLS: false),
+        TLSCase(routing: "url = \"http://127.0.0.1:8002\"", usesTLS: false),
+        TLSCase(routing: "url = \"https://valhalla.example.com\"", usesTLS: true),
+        TLSCase(routing: "ca_file = \"/etc/navd/fleet-ca.pem\"", usesTLS: true),
+        TLSCase(routing: "[[routing.fallback]]\nengine = \"osrm\"\nurl = \"http://127.0.0.1:5000\"", usesTLS: false),
+        TLSCase(routing: "[[routing.fallback]]\nengine = \"osrm\"\nurl = \"https://osrm.example.com\"", usesTLS: true),
+    ]
+
+    /// The system's trust store is loaded at start only when an engine may be reached over TLS.
+    @Test(arguments: tlsCases)
+    func tlsIsPreparedOnlyForHTTPSEnginesOrACAFile(_ tlsCase: TLSCase) throws {
+        let config = try ConfigLoader.parse("[routing]\n" + tlsCase.routing, file: "navd.toml")
+        #expect(config.routing.usesTLS == tlsCase.usesTLS)
+    }
+
     @Test func aURLsCredentialsAndQueryValuesNeverReachTheSummaryOrAnError() throws {
         let config = try ConfigLoader.parse(
             "[routing]\nurl = \"https://user:PASSWORD1@valhalla.example.com/route?api_key=SECRET1\"", file: "navd.toml")

@@ -103,6 +103,13 @@ public struct NavdConfig: Sendable {
 
         public var effectiveProfile: String { engine.profile(profile) }
 
+        /// Whether navd may speak TLS to an engine: an https URL (the engine's or a fallback's) or a CA file. Only
+        /// then does navd load the system's trust store at start (about 140 certificates, parsed and sorted: time
+        /// and memory a vehicle talking to its own engine over http does not need).
+        public var usesTLS: Bool {
+            !caFile.isEmpty || ([url] + fallbacks.map(\.url)).contains { $0.hasPrefix("https:") }
+        }
+
         /// One fallback engine.
         public struct Fallback: Sendable, Equatable {
             public var engine: Engine

@@ -81,7 +81,7 @@ public enum NavdDaemon {
             configuration: .init(
                 connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)), totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000)),
                 trustRootsFile: config.routing.caFile.isEmpty ? nil : config.routing.caFile))
-        if let problem = executor.tlsProblem() {
+        if config.routing.usesTLS, let problem = executor.tlsProblem() {
             logger.error("routing.ca_file \(config.routing.caFile) cannot be used: \(problem); requests to https engines fail until it is fixed")
         }
         let hub = EventHub()
