@@ -28,11 +28,13 @@ wait_for_http() {
 # code folded once, and no symbol table for dynamic linking (nothing loads navd's symbols). Linked by the
 # toolchain's lld: relative relocations packed (DT_RELR, glibc 2.36: 1.7 MB of .rela.dyn become 14 KB), and the
 # functions navd runs placed together first (packaging/navd.order, written by scripts/order-functions), so that
-# the pages the kernel maps around them are few. docs/performance.md gives the sizes.
+# the pages the kernel maps around them are few. No unwind tables (packaging/discard-unwind-tables.ld says why
+# nothing needs them: crash backtraces follow frame pointers). docs/performance.md gives the sizes.
 NAVD_RELEASE_FLAGS=(
     -c release --static-swift-stdlib
     -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
     -Xswiftc -use-ld=lld
     -Xlinker --no-export-dynamic -Xlinker --icf=all -Xlinker -z -Xlinker pack-relative-relocs
     -Xlinker "--symbol-ordering-file=$NAVD_ROOT/packaging/navd.order" -Xlinker --no-warn-symbol-ordering
+    -Xlinker --no-eh-frame-hdr -Xlinker "$NAVD_ROOT/packaging/discard-unwind-tables.ld"
 )

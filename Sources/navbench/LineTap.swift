@@ -17,7 +17,7 @@ final class LineTap: @unchecked Sendable {
 
     /// Connects to a Unix socket.
     convenience init(unixPath: String) {
-        self.init(fd: connectUnixSocket(unixPath))
+        self.init(descriptor: connectUnixSocket(unixPath))
     }
 
     /// Connects to 127.0.0.1:`port`.
@@ -26,11 +26,12 @@ final class LineTap: @unchecked Sendable {
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         if !connectLoopback(fd, port: port) { fail("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))") }
-        self.init(fd: fd)
+        self.init(descriptor: fd)
     }
 
-    private init(fd: Int32) {
-        self.fd = fd
+    /// Reads a socket that is already connected (or one end of a socket pair); closes it in ``close()``.
+    init(descriptor: Int32) {
+        fd = descriptor
         let thread = Thread { [self] in readLoop() }
         thread.stackSize = 1 << 20
         self.thread = thread

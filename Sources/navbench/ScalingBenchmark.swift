@@ -42,6 +42,7 @@ struct ScalingBenchmark {
         var drains: [SocketDrain] = []
         var last = rig.client
         var reroutes: [Int: [Double]] = [:]
+        var sampleLine: [UInt8] = []
         for count in [1, 100, 1000] {
             // The others: count - 2 more read by one thread, then the measuring client, connected last.
             if count > 1 {
@@ -58,6 +59,7 @@ struct ScalingBenchmark {
             let latency = Percentiles(feeder.latencies(of: last.lines, since: first, filter: FieldBenchmark.isTripState).milliseconds)
             let rss = instance.process.residentMegabytes, anonymous = instance.process.statusMegabytes("RssAnon")
             let clients = "\(count) client\(count == 1 ? "" : "s")"
+            if count == 1000, let line = last.lines.last(where: { FieldBenchmark.isTripState($0.text) }) { sampleLine = Array(line.text.utf8) + [UInt8(ascii: "\n")] }
             progress("scaling: \(clients): \(latency.count) epochs at the last client; CPU \(String(format: "%.2f", cpu)) %")
             figures += [
                 Figure("fix to socket at the last client, \(clients), p50", latency.median, "ms"),
@@ -89,7 +91,53 @@ struct ScalingBenchmark {
         ]
         for descriptor in drained { shutdown(descriptor, Int32(SHUT_RDWR)) }
         for drain in drains { _ = drain.finish() }
+        guard !sampleLine.isEmpty else { fail("the last of 1000 clients received no trip_state") }
+        let floor = Self.fanOutFloor(line: sampleLine, clients: 1000, repetitions: Int(seconds * 10))
+        progress("scaling: one line written to 1000 sockets without navd (\(sampleLine.count) bytes): p50 \(String(format: "%.2f", floor.median)) ms, p99 \(String(format: "%.2f", floor.p99)) ms")
+        if let index = figures.firstIndex(where: { $0.name == "fix to socket at the last client, 1000 clients, p99" }) {
+            figures[index].peer = floor.p99
+            figures[index].peerName = "writes alone"
+        }
+        figures += [
+            Figure("a trip_state written to 1000 sockets, no navd, at the last, p50", floor.median, "ms"),
+            Figure("a trip_state written to 1000 sockets, no navd, at the last, p99", floor.p99, "ms"),
+        ]
         return figures
+    }
+
+    /// The machine's floor for the figure at 1000 clients: the same fan-out with nothing of navd in it. One thread
+    /// writes `line` into `clients` Unix socket pairs, one `write` each, in order, every 100 ms (10 Hz); the other
+    /// ends are read as navd's clients are read here (all but the last by one `SocketDrain` thread, the last by a
+    /// `LineTap`). Each sample runs from the first `write` until the last client's read returns, in ms: no
+    /// receiver, pty, parsing or navigation, so navd's figure can only be above it.
+    static func fanOutFloor(line: [UInt8], clients: Int, repetitions: Int) -> Percentiles {
+        var writers: [Int32] = []
+        var readers: [Int32] = []
+        for _ in 0..<clients {
+            var pair: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { fail("socketpair: \(String(cString: strerror(errno)))") }
+            writers.append(pair[0])
+            readers.append(pair[1])
+        }
+        let drain = SocketDrain(descriptors: Array(readers.dropLast()))
+        let tap = LineTap(descriptor: readers[readers.count - 1])
+        var started: [Double] = []
+        for _ in 0..<repetitions {
+            usleep(100_000)
+            started.append(monotonicSeconds())
+            for writer in writers {
+                let written = line.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+                guard written == line.count else { fail("a socket pair took \(written) of \(line.count) bytes") }
+            }
+        }
+        let deadline = monotonicSeconds() + 10
+        while tap.count < repetitions, monotonicSeconds() < deadline { usleep(1_000) }
+        let arrivals = tap.lines
+        guard arrivals.count == repetitions else { fail("the last socket pair received \(arrivals.count) of \(repetitions) lines") }
+        for writer in writers { close(writer) }  // the readers see the end and close their side
+        _ = drain.finish()
+        tap.close()
+        return Percentiles(zip(started, arrivals).map { ($1.time - $0) * 1000 })
     }
 
     // MARK: Receiver rates

@@ -8,9 +8,7 @@ import NIOCore
 import NIOPosix
 import RouteAdapters
 import RouteClient
-import ServiceLifecycle
 import SystemSupport
-import UnixSignals
 
 /// Wires navd together from a configuration file and runs it until SIGTERM or SIGINT.
 public enum NavdDaemon {
@@ -102,9 +100,9 @@ public enum NavdDaemon {
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
             logger: logger, clientEventLoops: navigationEventLoop)
-        var web: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var web: [DaemonServiceGroup.Entry] = []
         if !config.web.listen.isEmpty {
-            web = [.init(service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), logger: logger))]
+            web = [.init(name: "web server", service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), logger: logger))]
         }
         let reloader = ReloadService(
             configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, recording: recording,
@@ -114,13 +112,12 @@ public enum NavdDaemon {
             metadata: ["config": "\(configPath)", "gnss": "\(location.name)", "engine": "\(config.routing.engine.rawValue) \(HTTPRequestSpec.redacted(config.routing.url))",
                        "fallbacks": "\(config.routing.fallbacks.map { "\($0.engine.rawValue) \(HTTPRequestSpec.redacted($0.url))" })"])
         // Shut down in reverse order: the reloader, then navigation (journal saved), then the socket (clients told).
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: server), .init(service: navigation), .init(service: reloader),
-                ] + web,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        let group = DaemonServiceGroup(
+            services: [
+                .init(name: "socket server", service: server), .init(name: "navigation loop", service: navigation),
+                .init(name: "configuration reloader", service: reloader),
+            ] + web,
+            logger: logger)
         try await group.run()
         try? await executor.shutdown()
         logger.notice("navd stopped")
@@ -144,7 +141,7 @@ public struct StartupError: Error, CustomStringConvertible {
 
 /// SIGHUP: re-reads the configuration and applies what can change while running (routing, reroute policy,
 /// controller settings for the next route, control lists, log level); says what needs a restart.
-final class ReloadService: Service, Sendable {
+final class ReloadService: DaemonService {
     let configPath: String
     let running: NavdConfig
     let navigation: NavigationService
@@ -169,9 +166,11 @@ final class ReloadService: Service, Sendable {
     }
 
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
-        for await _ in signals.cancelOnGracefulShutdown() {
-            reload()
+        let hangups = UnixSignalStream([SIGHUP])
+        await withGracefulShutdownHandler {
+            for await _ in hangups.signals { reload() }
+        } onGracefulShutdown: {
+            hangups.finish()
         }
     }
 

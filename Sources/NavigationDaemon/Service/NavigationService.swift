@@ -6,14 +6,13 @@ import LocationSources
 import NavigationCore
 import NavigationProtocol
 import RouteClient
-import ServiceLifecycle
 import Synchronization
 
 /// The one owner of navigation state. Its loop takes one input at a time (fixes, source statuses, client
 /// commands, calculation results, timer ticks) and applies it to the ``TripCoordinator``, then performs the
 /// coordinator's effects: publishing events, starting and cancelling calculation sessions, writing the journal.
 /// Calculations, the source and the timer run as child tasks of the service; nothing outlives it.
-public final class NavigationService: Service, Sendable {
+public final class NavigationService: DaemonService {
     enum Input: Sendable {
         case reading(GNSSReading)
         case sourceStatus(GNSSSourceStatus)

@@ -6,7 +6,6 @@ import NavigationCore
 import NavigationProtocol
 import NIOCore
 import NIOPosix
-import ServiceLifecycle
 import Synchronization
 
 /// The Unix domain socket: accepts clients, reads their command lines, hands decoded commands to the
@@ -14,7 +13,7 @@ import Synchronization
 /// navigation loop's own). One child task per
 /// connection in a discarding task group.
 /// On shutdown every client gets a `bye` line and the socket file is removed.
-public final class SocketServer: Service, Sendable {
+public final class SocketServer: DaemonService {
     private let settings: NavdConfig.Socket
     private let policy: Mutex<AccessPolicy>
     private let router: CommandRouter

@@ -6,12 +6,11 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import ServiceLifecycle
 import WebBridge
 
 /// navd's web listener (`[web] listen`): the socket protocol over WebSocket at `/ws`, served by the same client
 /// sessions as the Unix socket, and the dashboard's embedded files. Who may open what is ``WebGate``'s decision.
-public final class WebServer: Service, Sendable {
+public final class WebServer: DaemonService {
     private let web: NavdConfig.Web
     private let sessions: ClientSessions
     private let gate: WebGate
