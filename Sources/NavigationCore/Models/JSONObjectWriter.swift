@@ -99,6 +99,20 @@ public struct JSONObjectWriter {
         out.append(UInt8(ascii: "]"))
     }
 
+    /// A string member written as `null` when absent (a key clients can rely on), not left out.
+    public mutating func memberOrNull(_ name: StaticString, _ value: String?) {
+        key(name)
+        if let value { JSONText.appendString(value, into: &out) } else { JSONText.appendNull(into: &out) }
+    }
+
+    /// Open-ended data (a server's annotation, a waypoint's engine keys): an object with its keys sorted, as the
+    /// tree path writes it.
+    public mutating func member(_ name: StaticString, object: [String: JSONValue]?) {
+        guard let object else { return }
+        key(name)
+        JSONText.append(.object(object), into: &out)
+    }
+
     public mutating func member<Value: JSONTextWritable>(_ name: StaticString, _ value: Value?) {
         guard let value else { return }
         key(name)

@@ -179,8 +179,6 @@ private final class TextStream {
     }
 
     /// Writes one value whose containers (if any) open at `depth`, and closes them (unless not `closing`).
-    private static let bracket: [UInt8] = Array("[".utf8)
-    private static let commaBracket: [UInt8] = Array(",[".utf8)
 
     func writeValue<T: Encodable>(_ value: T, depth: Int, closing: Bool = true) throws {
         // The common leaf types first, by type identity (cheaper than the casts below).
@@ -198,15 +196,10 @@ private final class TextStream {
         } else if T.self == LineStringCoding.self {
             // A route's geometry (and each step's): most of a route event's bytes, written without a container
             // per point. The same text as its encode(to:): [[lon,lat],...].
-            out.append(UInt8(ascii: "["))
-            for (index, coordinate) in unsafeBitCast(value, to: LineStringCoding.self).coordinates.enumerated() {
-                out.append(contentsOf: index > 0 ? Self.commaBracket : Self.bracket)
-                JSONText.appendNumber(coordinate.longitude, into: &out)
-                out.append(UInt8(ascii: ","))
-                JSONText.appendNumber(coordinate.latitude, into: &out)
-                out.append(UInt8(ascii: "]"))
-            }
-            out.append(UInt8(ascii: "]"))
+            unsafeBitCast(value, to: LineStringCoding.self).writeJSON(into: &out)
+        } else if T.self == Route.self {
+            // A whole route (`route` events, alternatives, the journal): written by hand, the same bytes.
+            unsafeBitCast(value, to: Route.self).writeJSON(into: &out)
         } else if T.self == [Double].self {
             out.append(UInt8(ascii: "["))
             for (index, number) in unsafeBitCast(value, to: [Double].self).enumerated() {
