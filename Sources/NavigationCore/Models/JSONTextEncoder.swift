@@ -198,7 +198,7 @@ private final class TextStream {
             // per point. The same text as its encode(to:): [[lon,lat],...].
             unsafeBitCast(value, to: LineStringCoding.self).writeJSON(into: &out)
         } else if T.self == Route.self {
-            // A whole route (`route` events, alternatives, the journal): written by hand, the same bytes.
+            // A whole route (`route` events, the journal, the flight recorder): written by hand, the same bytes.
             unsafeBitCast(value, to: Route.self).writeJSON(into: &out)
         } else if T.self == [Double].self {
             out.append(UInt8(ascii: "["))
