@@ -179,7 +179,6 @@ private final class TextStream {
     }
 
     /// Writes one value whose containers (if any) open at `depth`, and closes them (unless not `closing`).
-
     func writeValue<T: Encodable>(_ value: T, depth: Int, closing: Bool = true) throws {
         // The common leaf types first, by type identity (cheaper than the casts below).
         if T.self == Double.self {
