@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RouteAdaptersTests",
-            dependencies: ["NavigationCore", "RouteAdapters", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["NavigationCore", "RouteAdapters", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -206,7 +206,7 @@ let package = Package(
             name: "NavigationDaemonTests",
             dependencies: [
                 "NavigationCore", "RoadAhead", "TripPlanning", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
-                .product(name: "Logging", package: "swift-log"),
+                "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

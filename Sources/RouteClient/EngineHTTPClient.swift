@@ -34,6 +34,8 @@ final class EngineHTTPClient: Sendable {
         /// No TLS context (the CA file cannot be read, say).
         case tls(any Error)
         case shutDown
+        /// The exchange's deadline (the total timeout) passed before its answer was complete.
+        case deadline
     }
 
     /// Idle connections kept per server.
@@ -50,10 +52,10 @@ final class EngineHTTPClient: Sendable {
     }
     private let pool = Mutex(Pool())
 
-    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, connectTimeout: Duration, maximumResponseSize: Int, trustRootsFile: String? = nil) {
-        self.group = group
-        let parts = connectTimeout.components
-        self.connectTimeout = .nanoseconds(Int64(parts.seconds) * 1_000_000_000 + Int64(parts.attoseconds / 1_000_000_000))
+    /// `group`: where connections live (nil: NIO's shared event loops).
+    init(group: (any EventLoopGroup)? = nil, connectTimeout: Duration, maximumResponseSize: Int, trustRootsFile: String? = nil) {
+        self.group = group ?? MultiThreadedEventLoopGroup.singleton
+        self.connectTimeout = TimeAmount(connectTimeout)
         self.maximumResponseSize = maximumResponseSize
         self.trustRootsFile = trustRootsFile
     }
@@ -68,9 +70,10 @@ final class EngineHTTPClient: Sendable {
         for channel in channels { try? await channel.close() }
     }
 
-    /// Sends one request and collects its answer, whatever the status. A kept-alive connection the server had
-    /// closed meanwhile is noticed when nothing of an answer came: the request goes once more on a new one.
-    func execute(method: HTTPMethod, url: String, headers: [String: String], body: Data?) async throws -> Answer {
+    /// Sends one request and collects its answer, whatever the status, by `deadline` (connecting included). A
+    /// kept-alive connection the server had closed meanwhile is noticed when nothing of an answer came: the request
+    /// goes once more on a new one.
+    func execute(method: HTTPMethod, url: String, headers: [String: String], body: Data?, deadline: NIODeadline) async throws -> Answer {
         let target: HTTPTarget
         do {
             target = try HTTPTarget(url)
@@ -87,9 +90,9 @@ final class EngineHTTPClient: Sendable {
         let bodyBuffer = body.map { ByteBuffer(bytes: $0) }
         while true {
             try Task.checkCancellation()
-            let (channel, reused) = try await connection(to: target)
+            let (channel, reused) = try await connection(to: target, deadline: deadline)
             do {
-                let answer = try await exchange(on: channel, head: head, body: bodyBuffer)
+                let answer = try await exchange(on: channel, head: head, body: bodyBuffer, deadline: deadline)
                 if answer.keepAlive { checkIn(channel, server: target.server) } else { channel.close(promise: nil) }
                 return answer
             } catch Failure.closed(answering: false) where reused {
@@ -101,11 +104,14 @@ final class EngineHTTPClient: Sendable {
         }
     }
 
-    /// One request on `channel`, which no other request uses meanwhile. Cancelling the task closes the connection.
-    private func exchange(on channel: any Channel, head: HTTPRequestHead, body: ByteBuffer?) async throws -> Answer {
+    /// One request on `channel`, which no other request uses meanwhile. Cancelling the task, or `deadline` passing
+    /// first, closes the connection.
+    private func exchange(on channel: any Channel, head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline) async throws -> Answer {
         let promise = channel.eventLoop.makePromise(of: Answer.self)
         return try await withTaskCancellationHandler {
-            channel.eventLoop.execute {
+            // Written at once when the task already runs on the connection's event loop (navd's calculations do):
+            // not queued behind what that loop has to do next.
+            let send: @Sendable () -> Void = {
                 guard let handler = try? channel.pipeline.syncOperations.handler(type: HTTPExchangeHandler.self) else {
                     return promise.fail(Failure.closed(answering: false))
                 }
@@ -113,16 +119,20 @@ final class EngineHTTPClient: Sendable {
                 channel.write(HTTPClientRequestPart.head(head), promise: nil)
                 if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
                 let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+                let timeout = channel.eventLoop.scheduleTask(deadline: deadline) { bound.value.fail(.deadline) }
+                promise.futureResult.whenComplete { _ in timeout.cancel() }
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in bound.value.fail(.broken(error, answering: false)) }
             }
+            if channel.eventLoop.inEventLoop { send() } else { channel.eventLoop.execute(send) }
             return try await promise.futureResult.get()
         } onCancel: {
             channel.close(promise: nil)
         }
     }
 
-    /// An idle kept-alive connection to the target's server, or a new one.
-    private func connection(to target: HTTPTarget) async throws -> (any Channel, reused: Bool) {
+    /// An idle kept-alive connection to the target's server, or a new one connected by `deadline` (and within the
+    /// connect timeout).
+    private func connection(to target: HTTPTarget, deadline: NIODeadline) async throws -> (any Channel, reused: Bool) {
         let reusable = try pool.withLock { pool throws(Failure) -> (any Channel)? in
             guard !pool.shutDown else { throw Failure.shutDown }
             while let channel = pool.idle[target.server]?.popLast() {
@@ -131,13 +141,17 @@ final class EngineHTTPClient: Sendable {
             return nil
         }
         if let reusable { return (reusable, true) }
+        let remaining = deadline - .now()
+        guard remaining > .zero else { throw Failure.deadline }
+        // The deadline comes first: a connect that runs out of time is the whole exchange's timeout.
+        let deadlineFirst = remaining < connectTimeout
         let tls = try target.server.isTLS ? context() : nil
         let limit = maximumResponseSize
         // The channel, once it exists, so that cancelling can close it while it connects.
         let connecting = ChannelSlot()
         // NIO's client bootstrap sets TCP_NODELAY itself (a request is one write; its answer is not held back).
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(connectTimeout)
+            .connectTimeout(deadlineFirst ? remaining : connectTimeout)
             .channelInitializer { channel in
                 connecting.channel.withLock { $0 = channel }
                 return channel.eventLoop.makeCompletedFuture {
@@ -147,12 +161,16 @@ final class EngineHTTPClient: Sendable {
                     try pipeline.addHandler(HTTPExchangeHandler(limit: limit))
                 }
             }
-        let channel = try await withTaskCancellationHandler {
-            try await bootstrap.connect(host: target.server.host, port: target.server.port).get()
-        } onCancel: {
-            connecting.channel.withLock { $0 }?.close(promise: nil)
+        do {
+            let channel = try await withTaskCancellationHandler {
+                try await bootstrap.connect(host: target.server.host, port: target.server.port).get()
+            } onCancel: {
+                connecting.channel.withLock { $0 }?.close(promise: nil)
+            }
+            return (channel, false)
+        } catch ChannelError.connectTimeout where deadlineFirst {
+            throw Failure.deadline
         }
-        return (channel, false)
     }
 
     private func checkIn(_ channel: any Channel, server: HTTPTarget.Server) {

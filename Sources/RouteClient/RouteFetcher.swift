@@ -68,6 +68,11 @@ public struct MapMatcher: Sendable {
 }
 
 extension RouteHTTPExecutor {
+    /// Answers larger than this are parsed on Swift's pool, not where the request was made, bytes: about 2.5 ms of
+    /// parsing here. navd makes its requests on the navigation loop's event loop, and a long route's answer (7 MB
+    /// for 1000 km, about 70 ms) must not hold fixes back there.
+    static let inlineParseLimit = 256 << 10
+
     /// Sends any request (route or map matching) and parses the answer into routes.
     /// Error details never carry the request's secrets (an API key the server echoes back, for one).
     public func fetchRoutes(_ request: HTTPRequestSpec, parser: any RouteResponseParser) async throws(RouteFetchError) -> [Route] {
@@ -93,8 +98,15 @@ extension RouteHTTPExecutor {
             throw RouteFetchError(
                 server: server, kind: .httpStatus(response.status), detail: engineError.map { "\($0)" } ?? Self.bodyExcerpt(response.body))
         }
+        let parsed: Result<[Route], any Error>
+        if response.body.count > Self.inlineParseLimit {
+            let body = response.body
+            parsed = await withTaskExecutorPreference(globalConcurrentExecutor) { Result { try parser.parseRoutes(from: body) } }
+        } else {
+            parsed = Result { try parser.parseRoutes(from: response.body) }
+        }
         do {
-            return try parser.parseRoutes(from: response.body)
+            return try parsed.get()
         } catch let error as RouteParseError {
             if case .engineError = error {
                 throw RouteFetchError(server: server, kind: .engineRefused, detail: "\(error)")

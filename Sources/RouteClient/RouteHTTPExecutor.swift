@@ -69,12 +69,14 @@ public final class RouteHTTPExecutor: Sendable {
         self.observer.set(observer)
     }
 
-    public init(configuration: Configuration = Configuration()) {
+    /// `eventLoop`: where the engines' connections live and their answers arrive (navd's navigation loop, so that
+    /// a calculation running there crosses no thread); nil: any of NIO's shared event loops.
+    public init(configuration: Configuration = Configuration(), eventLoop: (any EventLoop)? = nil) {
         self.configuration = configuration
         // Redirects are followed by send(_:) under RedirectPolicy. A refused connection is reported at once:
         // callers (route calculation sessions) retry with their own backoff and publish each failure.
         client = EngineHTTPClient(
-            connectTimeout: configuration.connectTimeout, maximumResponseSize: configuration.maximumResponseSize,
+            group: eventLoop, connectTimeout: configuration.connectTimeout, maximumResponseSize: configuration.maximumResponseSize,
             trustRootsFile: configuration.trustRootsFile)
     }
 
@@ -117,31 +119,17 @@ public final class RouteHTTPExecutor: Sendable {
         }
     }
 
-    /// Sends the request, following same-server redirects, within the total timeout: the deadline races the
-    /// whole exchange, connection and body included.
+    /// Sends the request, following same-server redirects, within the total timeout: one deadline over the whole
+    /// exchange, connection and body included, kept by the connection's event loop (no timer task or thread).
     private func send(_ spec: HTTPRequestSpec) async throws(RouteFetchError) -> Response {
-        let server = spec.server
-        let limit = configuration.totalTimeout
-        let deadline = ContinuousClock.now + limit
         do {
-            return try await withThrowingTaskGroup(of: Response?.self) { group in
-                group.addTask { try await self.sendFollowingRedirects(spec, deadline: deadline) }
-                group.addTask {
-                    try await Task.sleep(until: deadline, clock: .continuous)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let response = first else {
-                    throw RouteFetchError(server: server, kind: .timedOut, detail: "no complete answer within \(limit)")
-                }
-                return response
-            }
+            return try await sendFollowingRedirects(spec, deadline: .now() + TimeAmount(configuration.totalTimeout))
         } catch {
-            throw classify(error, server: server)
+            throw classify(error, server: spec.server)
         }
     }
 
-    private func sendFollowingRedirects(_ spec: HTTPRequestSpec, deadline: ContinuousClock.Instant) async throws(RouteFetchError) -> Response {
+    private func sendFollowingRedirects(_ spec: HTTPRequestSpec, deadline: NIODeadline) async throws(RouteFetchError) -> Response {
         var current = spec
         var hops = 0
         while true {
@@ -160,9 +148,10 @@ public final class RouteHTTPExecutor: Sendable {
     }
 
     /// One request: the answer, and its `Location` when it redirects.
-    private func sendOnce(_ spec: HTTPRequestSpec, deadline: ContinuousClock.Instant) async throws(RouteFetchError) -> (Response, String?) {
+    private func sendOnce(_ spec: HTTPRequestSpec, deadline: NIODeadline) async throws(RouteFetchError) -> (Response, String?) {
         do {
-            let answer = try await client.execute(method: spec.method == .get ? .GET : .POST, url: spec.url, headers: spec.headers, body: spec.body)
+            let answer = try await client.execute(
+                method: spec.method == .get ? .GET : .POST, url: spec.url, headers: spec.headers, body: spec.body, deadline: deadline)
             return (Response(status: answer.status, body: Data(answer.body.readableBytesView)), answer.headers.first(name: "location"))
         } catch {
             throw classify(error, server: spec.server)
@@ -181,6 +170,8 @@ public final class RouteHTTPExecutor: Sendable {
             return RouteFetchError(server: server, kind: .connectionFailed, detail: Self.readable(error))
         }
         switch failure {
+        case .deadline:
+            return RouteFetchError(server: server, kind: .timedOut, detail: "no complete answer within \(configuration.totalTimeout)")
         case .tooLarge(let announced):
             return RouteFetchError(
                 server: server, kind: .responseTooLarge(limit: configuration.maximumResponseSize),

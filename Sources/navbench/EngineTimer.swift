@@ -18,6 +18,8 @@ enum EngineTimer {
         /// Seconds the engine had been idle before navd sent it: since the end of the recording's previous
         /// exchange, or its start for the first.
         var idle: Double
+        /// Milliseconds from navd's HTTP client sending it to the answer's last byte, as navd timed it.
+        var inNavd: Double
     }
 
     struct Times {
@@ -26,6 +28,8 @@ enum EngineTimer {
         var afterIdle: [Double]
         /// Seconds the engine was idle before each of navd's requests.
         var idle: [Double]
+        /// Milliseconds each exchange took as navd's HTTP client timed it (in the recording).
+        var inNavd: [Double]
     }
 
     /// The recording's answered requests, in the order navd sent them.
@@ -44,7 +48,9 @@ enum EngineTimer {
                 defer { previousEnd = end }
                 guard record["status"]?.doubleValue == 200, let url = record["url"]?.stringValue else { continue }
                 requests.append(
-                    Request(url: url, method: record["method"]?.stringValue ?? "GET", body: record["requestBody"]?.stringValue, idle: max(0, start - previousEnd)))
+                    Request(
+                        url: url, method: record["method"]?.stringValue ?? "GET", body: record["requestBody"]?.stringValue, idle: max(0, start - previousEnd),
+                        inNavd: took * 1000))
             }
         }
         return requests
@@ -55,7 +61,7 @@ enum EngineTimer {
         return Times(
             backToBack: requests.map { time(url: $0.url, method: $0.method, body: $0.body) },
             afterIdle: requests.map { time(url: $0.url, method: $0.method, body: $0.body, repeats: 3, idle: $0.idle) },
-            idle: requests.map(\.idle))
+            idle: requests.map(\.idle), inNavd: requests.map(\.inNavd))
     }
 
     /// The median of `repeats` sends of one request, in milliseconds. `idle`: seconds between the end of one send

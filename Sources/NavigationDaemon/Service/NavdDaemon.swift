@@ -70,7 +70,8 @@ public enum NavdDaemon {
         }
 
         // One event loop reads a serial receiver, runs the navigation loop and writes the clients' sockets: a fix
-        // reaches the clients on the thread that read it (docs/performance.md). Calculations run off it.
+        // reaches the clients on the thread that read it (docs/performance.md). Calculations run on it too, their
+        // engines' connections there; a long answer is parsed on Swift's pool.
         let navigationEventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let location = try LocationSourceFactory.make(config.gnss, eventLoop: navigationEventLoop)
         GpsdHotplugMarker.update(
@@ -78,7 +79,8 @@ public enum NavdDaemon {
         let executor = RouteHTTPExecutor(
             configuration: .init(
                 connectTimeout: .milliseconds(Int64(config.routing.connectTimeout * 1000)), totalTimeout: .milliseconds(Int64(config.routing.timeout * 1000)),
-                trustRootsFile: config.routing.caFile.isEmpty ? nil : config.routing.caFile))
+                trustRootsFile: config.routing.caFile.isEmpty ? nil : config.routing.caFile),
+            eventLoop: navigationEventLoop)
         if config.routing.usesTLS, let problem = executor.tlsProblem() {
             logger.error("routing.ca_file \(config.routing.caFile) cannot be used: \(problem); requests to https engines fail until it is fixed")
         }

@@ -196,6 +196,15 @@ public final class NavigationService: DaemonService {
                 let answer = coordinator.step(
                     loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording,
                     answerLater: client.flatMap { client in command.map { lateAnswer(to: $0, from: client) } })
+                // Calculations start before anything is written: their requests (made on this event loop, as jobs
+                // queued in order) go to the engine ahead of the answer and the events, whose writes to every
+                // client would otherwise come first.
+                var effects = coordinator.takeEffects()
+                let starts = effects.filter(\.startsCalculation)
+                if !starts.isEmpty {
+                    effects.removeAll(where: \.startsCalculation)
+                    perform(starts, runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
+                }
                 if let answer, let client {
                     let line = answer.line
                     recorder?.recordLine(line)
@@ -207,7 +216,7 @@ public final class NavigationService: DaemonService {
                 }
                 // A command answered later is still owed (its `lateAnswer` settles it).
                 if command == nil || answer != nil { client?.answered() }
-                perform(coordinator.takeEffects(), runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
+                perform(effects, runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
                 let status = coordinator.statusLine
                 if status != lastStatus {
                     lastStatus = status
@@ -282,8 +291,10 @@ public final class NavigationService: DaemonService {
                 let signal = CancelSignal()
                 cancels[session] = signal
                 let continuation = self.continuation
-                // Off the loop's event loop: parsing a long route's answer must not hold fixes back.
-                group.addTask(executorPreference: globalConcurrentExecutor) {
+                // On the loop's event loop, where the engine's connection lives: the request, the answer and the
+                // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), so that it does
+                // not hold fixes back.
+                group.addTask(executorPreference: executor ?? globalConcurrentExecutor) {
                     let outcome = await signal.run {
                         await runner.run(request) { failure in
                             continuation.yield(.attemptFailed(session: session, failure))
@@ -313,41 +324,54 @@ public final class NavigationService: DaemonService {
     }
 }
 
-/// Cancels one calculation's child task from the loop (structured: the task stays in the service's group).
+extension TripCoordinator.Effect {
+    var startsCalculation: Bool {
+        if case .startCalculation = self { return true }
+        return false
+    }
+}
+
+/// Cancels one calculation's child task from the loop (structured: the task stays in the service's group). The
+/// work runs in that task itself, not in a child of its own: a calculation's request is made in the first job the
+/// loop's event loop runs for it, before the writes the loop queued behind it (an answer, events to every client).
 final class CancelSignal: Sendable {
-    private let state = Mutex<(cancelled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private struct State: ~Copyable {
+        var cancelled = false
+        /// The task running the work, while it runs: only then may it be cancelled through this reference.
+        var task: RunningTask?
+    }
+    /// Unchecked: an `UnsafeCurrentTask` is valid only while its task runs, and the signal holds it, under its lock,
+    /// only from the work's start to its end.
+    private struct RunningTask: @unchecked Sendable {
+        let task: UnsafeCurrentTask
+    }
+    private let state = Mutex(State())
 
     func cancel() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        state.withLock { state in
             state.cancelled = true
-            defer { state.waiter = nil }
-            return state.waiter
+            state.task?.task.cancel()
+            state.task = nil
         }
-        waiter?.resume()
     }
 
-    /// Runs `work` until it finishes (its result) or the signal fires (nil; `work` is cancelled).
-    func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await work() }
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let resumeNow = self.state.withLock { state -> Bool in
-                            if state.cancelled { return true }
-                            state.waiter = continuation
-                            return false
-                        }
-                        if resumeNow { continuation.resume() }
-                    }
-                } onCancel: {
-                    self.cancel()
-                }
-                return nil
+    /// Runs `work` in the current task: its result, or nil when the signal fired first or meanwhile (the task is
+    /// cancelled then, and `work` ends as its cancellation makes it end).
+    func run<T>(_ work: () async -> T) async -> T? {
+        let started = withUnsafeCurrentTask { task in
+            let running = task.map(RunningTask.init)
+            return state.withLock { state in
+                guard !state.cancelled else { return false }
+                state.task = running
+                return true
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
+        guard started else { return nil }
+        let result = await work()
+        let cancelled = state.withLock { state in
+            state.task = nil
+            return state.cancelled
+        }
+        return cancelled ? nil : result
     }
 }

@@ -104,7 +104,18 @@ public struct EventMessage: Hashable, Sendable {
     /// The line navd sends, newline included: `type`, `seq`, `routeId`, then the payload's fields sorted
     /// (``JSONLine``'s order), written straight from the typed payload.
     public var line: [UInt8] {
-        if case .tripState(let record) = event { return tripStateLine(record) }
+        switch event {
+        case .tripState(let record): return tripStateLine(record)
+        case .route(let payload):
+            // Room for the whole line at once, not copied as it grows: a real answer's route takes about 170 bytes
+            // per point of its geometry (the point, the step's point again, the segment's annotation).
+            let estimate = 1024 + payload.route.geometry.count * 192 + payload.route.steps.count * 512
+            if let line = handWrittenLine(payload, capacity: estimate) { return line }
+        case .routeCalculation(let payload): if let line = handWrittenLine(payload) { return line }
+        case .instruction(let payload): if let line = handWrittenLine(payload) { return line }
+        case .instructionRetracted(let payload): if let line = handWrittenLine(payload) { return line }
+        default: break
+        }
         guard let members = try? event.payloadMembers() else {
             return ServerMessage.event(event.type, seq: seq, routeId: routeId, fields: event.fields).line
         }
@@ -129,6 +140,19 @@ public struct EventMessage: Hashable, Sendable {
         out.reserveCapacity(1536)
         appendEnvelope(into: &out)
         JSONObjectWriter.continueObject(in: &out) { record.writeMembers(into: &$0) }
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    /// The line of a payload written by hand (``EventPayloadWritable``: the events a route brings), the same bytes
+    /// as the generic path; nil when that payload is left to the generic path. None of them has an envelope key.
+    private func handWrittenLine<Payload: EventPayloadWritable>(_ payload: Payload, capacity: Int = 512) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(capacity)
+        appendEnvelope(into: &out)
+        var written = false
+        JSONObjectWriter.continueObject(in: &out) { written = payload.writeMembers(into: &$0) }
+        guard written else { return nil }
         out.append(UInt8(ascii: "\n"))
         return out
     }
