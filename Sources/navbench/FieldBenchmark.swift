@@ -214,8 +214,9 @@ struct FieldBenchmark {
             Figure("navd's share of a reroute", rerouteShare, "ms", target: "< 1 ms", met: rerouteShare < 1),
             Figure("navd's share of a reroute, over Valhalla back to back", share(timed.reroutes, reroutes(engine.backToBack)), "ms"),
             Figure("navd's share of a reroute, flight recorder on", share(recorded.reroutes, reroutes(engine.afterIdle)), "ms"),
-            // The same runs' routes over each exchange as navd's HTTP client timed it (the recording's `seconds`):
-            // navd's own part, with no engine timed apart (the recorder's own work counted in).
+            // The recorded runs' routes over each exchange as navd's HTTP client timed it (the recording's `seconds`):
+            // no engine timed apart, the recorder's own work counted in, and what happens inside navd between handing
+            // the request over and collecting the answer counted as the exchange's (docs/performance.md).
             Figure("navd's share of an initial route, over the exchange as navd timed it (recorder on)", share(recorded.initial, initial(engine.inNavd)), "ms"),
             Figure("navd's share of a reroute, over the exchange as navd timed it (recorder on)", share(recorded.reroutes, reroutes(engine.inNavd)), "ms"),
         ]

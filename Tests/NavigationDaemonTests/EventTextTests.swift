@@ -18,7 +18,7 @@ import Testing
             .instructionRetracted(
                 InstructionRetractedEvent(
                     reason: random.pick(Self.retractionReasons),
-                    instructions: (0..<Int(random.integer() % 4).magnitude).map { _ in
+                    instructions: (0..<(random.integer() % 4).magnitude).map { _ in
                         .init(kind: random.pick([.visual, .spoken]), stepIndex: random.integer(), utteranceId: random.maybe { random.text() })
                     })),
         ]
@@ -71,7 +71,7 @@ import Testing
         event.engine = random.maybe { EngineIdentity(name: random.text(), server: random.text()) }
         event.fallbackTo = random.maybe { EngineIdentity(name: random.text(), server: random.text()) }
         event.failedEngines = random.maybe {
-            (0..<Int(random.integer() % 3).magnitude).map { _ in
+            (0..<(random.integer() % 3).magnitude).map { _ in
                 .init(EngineIdentity(name: random.text(), server: random.text()), error: CalculationError(code: "timed_out", message: random.text(), retryable: true))
             }
         }
