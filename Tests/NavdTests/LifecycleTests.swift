@@ -369,8 +369,10 @@ struct ReloadTests {
             .replacingOccurrences(of: "[routing]", with: "[reroute]\npolicy = \"report_only\"\n[routing]")
             .write(toFile: navd.configPath, atomically: true, encoding: .utf8)
         kill(process.pid, SIGHUP)
+        // Two threads log: the reloader ("need a restart") after queueing the reload, the navigation loop
+        // ("configuration reloaded") when it takes it; either may come first.
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !navd.log.contains("need a restart") { usleep(50_000) }
+        while Date() < deadline, !(navd.log.contains("need a restart") && navd.log.contains("configuration reloaded")) { usleep(50_000) }
         #expect(navd.log.contains("configuration reloaded"))
         #expect(navd.log.contains("[gnss]"), "the GNSS change should be named:\n\(navd.log.suffix(1500))")
         let status = client.command(#"{"type":"status","id":"s"}"#, id: "s")
