@@ -20,11 +20,19 @@ public struct RouteLimits: Sendable {
 
     public init(route: Route, index: RouteIndex) {
         var runs: [Run] = []
+        // The step's annotations taken once per step, not the whole step copied per segment.
+        var annotations = SegmentAnnotations()
+        var annotationsStep = -1
         for segment in 0..<index.segmentCount {
-            let step = route.steps[index.segmentStep[segment]]
+            if index.segmentStep[segment] != annotationsStep {
+                annotationsStep = index.segmentStep[segment]
+                annotations = route.steps[annotationsStep].annotations
+            }
             let inStep = index.segmentIndexInStep[segment]
             let start = index.cumulativeDistance[segment], end = index.cumulativeDistance[segment + 1]
-            guard inStep < step.annotations.count, case .limit(let value, let unit)? = step.annotations[inStep].maxSpeed else { continue }
+            guard inStep < annotations.count,
+                case .limit(let value, let unit)? = MaxSpeed(annotation: annotations.value("maxspeed", at: inStep))
+            else { continue }
             if var last = runs.last, last.value == value, last.unit == unit, abs(last.end - start) < 0.01 {
                 last.end = end
                 runs[runs.count - 1] = last

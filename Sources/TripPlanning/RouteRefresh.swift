@@ -73,7 +73,7 @@ public struct RouteRefresh: Sendable {
             let behind = stepEnd > stepStart ? step.duration * (from - stepStart) / (stepEnd - stepStart) : 0
             step.duration = behind + profile.time(at: freshDistance(stepEnd)) - profile.time(at: freshDistance(from))
             let segmentCount = max(0, step.geometry.count - 1)
-            if step.annotations.isEmpty, segmentCount > 0 { step.annotations = Array(repeating: SegmentAnnotation(values: [:]), count: segmentCount) }
+            if step.annotations.isEmpty, segmentCount > 0 { step.annotations = SegmentAnnotations(emptySegments: segmentCount) }
             if step.annotations.count == segmentCount {
                 for segment in segments(of: stepIndex) where index.cumulativeDistance[segment + 1] > start {
                     let k = index.segmentIndexInStep[segment]
@@ -81,11 +81,11 @@ public struct RouteRefresh: Sendable {
                     let source = profile.annotation(at: freshDistance((a + b) / 2))
                     var values = step.annotations[k].values
                     let limitBefore = step.annotations[k].maxSpeed
-                    for key in Self.refreshedKeys { values[key] = source?.values[key] }
+                    for key in Self.refreshedKeys { values[key] = source?[key] }
                     if index.cumulativeDistance[segment] >= start {
                         values["duration"] = .number(profile.time(at: freshDistance(b)) - profile.time(at: freshDistance(a)))
                     }
-                    step.annotations[k] = SegmentAnnotation(values: values)
+                    step.annotations.setSegment(k, to: values)
                     if step.annotations[k].maxSpeed != limitBefore { limitsChanged += 1 }
                 }
             }
@@ -123,7 +123,7 @@ public struct RouteRefresh: Sendable {
             for k in step.annotations.indices {
                 var values = step.annotations[k].values
                 for key in trafficKeys { values[key] = nil }
-                step.annotations[k] = SegmentAnnotation(values: values)
+                step.annotations.setSegment(k, to: values)
             }
             step.incidents.removeAll { index.pointDistance(step: stepIndex, point: $0.geometryIndexEnd) > along }
             route.steps[stepIndex] = step

@@ -32,7 +32,7 @@ enum TestRoutes {
                 RouteStep(
                     geometry: geometry, distance: leg.length, duration: leg.length / 10, roadName: "Street \(i)",
                     instruction: "Instruction \(i)", maneuver: Maneuver(type: type, location: geometry[0]),
-                    annotations: (1..<geometry.count).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 40, "unit": "km/h"]]) },
+                    annotations: SegmentAnnotations((1..<geometry.count).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 40, "unit": "km/h"]]) }),
                     legIndex: 0))
         }
         steps.append(

@@ -40,9 +40,8 @@ import Testing
     @Test func aRecordingsSeedCarriesFreeDriveAndTheSpeedAlert() throws {
         var route = try CoordinatorHarness.route()
         for s in route.steps.indices {
-            route.steps[s].annotations = route.steps[s].annotations.isEmpty
-                ? (0..<max(0, route.steps[s].geometry.count - 1)).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 20, "unit": "km/h"]]) }
-                : route.steps[s].annotations.map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 20, "unit": "km/h"]]) }
+            let segments = route.steps[s].annotations.isEmpty ? max(0, route.steps[s].geometry.count - 1) : route.steps[s].annotations.count
+            route.steps[s].annotations = SegmentAnnotations((0..<segments).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": 20, "unit": "km/h"]]) })
         }
         // 10 m/s is 36 km/h: a minor alert on a 20 km/h road (over 30, under 40) once the match says so.
         let fixes = CoordinatorHarness.fixes(along: route)

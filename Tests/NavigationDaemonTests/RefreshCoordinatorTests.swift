@@ -30,12 +30,12 @@ import Testing
         var answer = route.remainder(fromStep: first)
         for i in answer.steps.indices {
             answer.steps[i].duration *= factor
-            answer.steps[i].annotations = answer.steps[i].annotations.map { annotation in
+            answer.steps[i].annotations = SegmentAnnotations(answer.steps[i].annotations.map { annotation in
                 var values = annotation.values
                 if let d = annotation.duration { values["duration"] = .number(d * factor) }
                 if let level { values["congestion"] = .string(level) }
                 return SegmentAnnotation(values: values)
-            }
+            })
         }
         answer.duration *= factor
         return answer

@@ -15,11 +15,11 @@ import Testing
         var along = 0.0
         for s in route.steps.indices {
             let geometry = route.steps[s].geometry
-            route.steps[s].annotations = (0..<max(0, geometry.count - 1)).map { i in
+            route.steps[s].annotations = SegmentAnnotations((0..<max(0, geometry.count - 1)).map { i in
                 let limit: Double = along < zoneEnd ? 60 : 30
                 along += Geodesy.distance(geometry[i], geometry[i + 1])
                 return SegmentAnnotation(values: ["maxspeed": ["speed": .number(limit), "unit": "km/h"]])
-            }
+            })
         }
         return route
     }

@@ -23,7 +23,7 @@ struct FreeDriveTrackerTests {
         let features = tunnel ? [RoadFeature(location: points[2], classes: ["tunnel"], tunnelName: "Tunneli")] : []
         let step = RouteStep(
             geometry: points, distance: 200, duration: 20, roadName: road, instruction: "", maneuver: Maneuver(type: .depart, location: points[0]),
-            annotations: (0..<4).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": .number(limit), "unit": "km/h"]]) },
+            annotations: SegmentAnnotations((0..<4).map { _ in SegmentAnnotation(values: ["maxspeed": ["speed": .number(limit), "unit": "km/h"]]) }),
             features: features)
         let arrive = RouteStep(geometry: [points[4], points[4]], distance: 0, duration: 0, instruction: "", maneuver: Maneuver(type: .arrive, location: points[4]))
         return Route(geometry: points, distance: 200, duration: 20, waypoints: [Waypoint(coordinate: points[0]), Waypoint(coordinate: points[4])], steps: [step, arrive])

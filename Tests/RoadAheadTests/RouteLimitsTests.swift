@@ -15,7 +15,7 @@ struct RouteLimitsTests {
         }
         let step = RouteStep(
             geometry: points, distance: 50 * Double(limits.count), duration: 60, instruction: "Drive north",
-            maneuver: Maneuver(type: .depart, location: origin), annotations: annotations)
+            maneuver: Maneuver(type: .depart, location: origin), annotations: SegmentAnnotations(annotations))
         let arrive = RouteStep(geometry: [points.last!, points.last!], distance: 0, duration: 0, instruction: "Arrive", maneuver: Maneuver(type: .arrive, location: points.last!))
         return Route(
             geometry: points, distance: step.distance, duration: 60, waypoints: [Waypoint(coordinate: origin), Waypoint(coordinate: points.last!)],

@@ -42,7 +42,7 @@ public final class RandomRoute {
                     secondary: nil, sub: nil, triggerDistanceBeforeManeuver: number())
             },
             spokenInstructions: list { SpokenInstruction(text: text(), ssml: maybe { text() }, triggerDistanceBeforeManeuver: number(), utteranceId: text()) },
-            annotations: list { SegmentAnnotation(values: object()) },
+            annotations: SegmentAnnotations(list { SegmentAnnotation(values: object()) }),
             incidents: list {
                 Incident(
                     id: text(), type: text(), description: maybe { text() }, impact: maybe { text() }, geometryIndexStart: integer(),

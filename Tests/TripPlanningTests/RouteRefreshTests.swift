@@ -22,13 +22,13 @@ struct RouteRefreshTests {
         answer.steps = Array(route.steps[first...])
         for i in answer.steps.indices {
             answer.steps[i].duration *= factor
-            answer.steps[i].annotations = answer.steps[i].annotations.map { annotation in
+            answer.steps[i].annotations = SegmentAnnotations(answer.steps[i].annotations.map { annotation in
                 var values = annotation.values
                 if let d = annotation.duration { values["duration"] = .number(d * factor) }
                 values["congestion"] = .string(level)
                 values["maxspeed"] = ["speed": .number(limit), "unit": "km/h"]
                 return SegmentAnnotation(values: values)
-            }
+            })
             answer.steps[i].incidents = []
         }
         if answer.steps.count > 1, answer.steps[1].geometry.count > 2 {

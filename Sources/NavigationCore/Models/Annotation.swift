@@ -23,6 +23,28 @@ public enum MaxSpeed: Hashable, Sendable {
     /// The server does not know the limit.
     case unknown
 
+    /// The limit an annotation's `maxspeed` member gives: `{"speed":50,"unit":"km/h"}` (no unit: km/h),
+    /// `{"none":true}` or `{"unknown":true}`; a speed outside 0–1000 reads as unknown. Nil when `member` is not
+    /// an object.
+    public init?(annotation member: JSONValue?) {
+        guard case .object(let object)? = member else { return nil }
+        // One pass over a member or two, rather than a hashed lookup of each possible key.
+        var none = false, unknown = false
+        var speed: JSONValue?, unitName: String?
+        for (key, value) in object {
+            switch key {
+            case "none": none = value.boolValue == true
+            case "unknown": unknown = value.boolValue == true
+            case "speed": speed = value
+            case "unit": unitName = value.stringValue
+            default: continue
+            }
+        }
+        if none { self = .none; return }
+        guard !unknown, let value = CheckedNumber.measure(speed, in: PhysicalRange.routeSpeed) else { self = .unknown; return }
+        self = .limit(value: value, unit: unitName.flatMap(SpeedUnit.init(rawValue:)) ?? .kilometersPerHour)
+    }
+
     /// The limit in metres per second, when there is one.
     public var metersPerSecond: Double? {
         if case .limit(let value, let unit) = self { return value * unit.metersPerSecond }
@@ -32,39 +54,67 @@ public enum MaxSpeed: Hashable, Sendable {
 
 /// Everything the server says about one segment of the route geometry (between two consecutive points).
 ///
-/// Annotations are open: any key the server sends is kept in ``values``. Typed accessors cover the
-/// common keys of OSRM, Valhalla and Mapbox.
-public struct SegmentAnnotation: Hashable, Sendable, Codable {
-    public var values: [String: JSONValue]
+/// Annotations are open: any member the server sends is kept (``values``, or one by name). Typed accessors cover
+/// the common keys of OSRM, Valhalla and Mapbox. A segment of a step is a view of the step's
+/// ``SegmentAnnotations`` (the step's columns are shared, not copied).
+public struct SegmentAnnotation: Sendable {
+    private let table: SegmentAnnotations
+    private let segment: Int
+
+    init(table: SegmentAnnotations, segment: Int) {
+        self.table = table
+        self.segment = segment
+    }
 
     public init(values: [String: JSONValue]) {
-        self.values = values
+        var table = SegmentAnnotations(emptySegments: 1)
+        table.setSegment(0, to: values)
+        self.init(table: table, segment: 0)
+    }
+
+    /// Member `name` as the server sent it, nil when the segment does not have it.
+    public subscript(name: String) -> JSONValue? { table.value(name, at: segment) }
+
+    /// Every member, as the server sent them.
+    public var values: [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        table.forEachMember(of: segment) { name, value in values[name] = value }
+        return values
     }
 
     // Annotations are kept as the server sent them; each number is checked as it is read, and one outside its
     // range reads as unknown (nil), like a missing one.
 
     /// Typical travel speed on the segment, metres per second (`speed`), 0 to 1000.
-    public var speed: Double? { CheckedNumber.measure(values["speed"], in: PhysicalRange.routeSpeed) }
+    public var speed: Double? { CheckedNumber.measure(self["speed"], in: PhysicalRange.routeSpeed) }
     /// Travel time along the segment, seconds (`duration`), up to 100 days.
-    public var duration: Double? { CheckedNumber.measure(values["duration"], in: PhysicalRange.routeDuration) }
+    public var duration: Double? { CheckedNumber.measure(self["duration"], in: PhysicalRange.routeDuration) }
     /// Length of the segment, metres (`distance`), up to 100 000 km.
-    public var distance: Double? { CheckedNumber.measure(values["distance"], in: PhysicalRange.routeDistance) }
+    public var distance: Double? { CheckedNumber.measure(self["distance"], in: PhysicalRange.routeDistance) }
     /// Traffic level, e.g. `low`, `moderate`, `heavy`, `severe`, `unknown` (`congestion`).
-    public var congestion: String? { values["congestion"]?.stringValue }
+    public var congestion: String? { self["congestion"]?.stringValue }
 
     /// The posted speed limit (`maxspeed`): `{"speed":50,"unit":"km/h"}`, `{"none":true}` or `{"unknown":true}`.
-    public var maxSpeed: MaxSpeed? {
-        guard let object = values["maxspeed"]?.objectValue else { return nil }
-        if object["none"]?.boolValue == true { return MaxSpeed.none }
-        if object["unknown"]?.boolValue == true { return .unknown }
-        guard let speed = CheckedNumber.measure(object["speed"], in: PhysicalRange.routeSpeed) else { return .unknown }
-        let unit = object["unit"]?.stringValue.flatMap(SpeedUnit.init(rawValue:)) ?? .kilometersPerHour
-        return .limit(value: speed, unit: unit)
+    public var maxSpeed: MaxSpeed? { MaxSpeed(annotation: self["maxspeed"]) }
+}
+
+extension SegmentAnnotation: Hashable {
+    /// Equal when the members are: which step a segment was read from does not count.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        SegmentAnnotations.segment(lhs.segment, of: lhs.table, equals: rhs.segment, of: rhs.table)
     }
 
+    public func hash(into hasher: inout Hasher) {
+        table.forEachMember(of: segment) { name, value in
+            hasher.combine(name)
+            hasher.combine(value)
+        }
+    }
+}
+
+extension SegmentAnnotation: Codable {
     public init(from decoder: any Decoder) throws {
-        values = try decoder.singleValueContainer().decode([String: JSONValue].self)
+        self.init(values: try decoder.singleValueContainer().decode([String: JSONValue].self))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -19,8 +19,33 @@ public enum JSONText {
                 append(item, into: &out)
             }
             out.append(UInt8(ascii: "]"))
-        case .object(let object): appendObject(object, leading: [], into: &out)
+        case .object(let object): appendSortedObject(object, into: &out)
         }
+    }
+
+    /// An object with its keys sorted. Most objects in a route are small (a segment's `maxspeed`, a waypoint's engine
+    /// keys), and an array of members made and sorted per object was most of their cost: up to eight members are
+    /// written smallest key first by scanning the object again for each, with nothing allocated.
+    private static func appendSortedObject(_ object: [String: JSONValue], into out: inout [UInt8]) {
+        guard object.count <= 8 else { return appendObject(object, leading: [], into: &out) }
+        out.append(UInt8(ascii: "{"))
+        var previous: String?
+        for position in 0..<object.count {
+            var next: Dictionary<String, JSONValue>.Index?
+            var index = object.startIndex
+            while index != object.endIndex {
+                let key = object[index].key
+                if previous.map({ $0 < key }) ?? true, next.map({ key < object[$0].key }) ?? true { next = index }
+                index = object.index(after: index)
+            }
+            let member = object[next!]
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(member.key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            append(member.value, into: &out)
+            previous = member.key
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// Appends an object with the keys of `leading` first (those present, in that order), then the rest sorted.

@@ -83,13 +83,6 @@ extension Waypoint: JSONTextWritable {
     }
 }
 
-extension SegmentAnnotation: JSONTextWritable {
-    /// The server's own members, as the tree path writes an object (keys sorted).
-    public func writeJSON(into out: inout [UInt8]) {
-        JSONText.append(.object(values), into: &out)
-    }
-}
-
 extension Incident: JSONTextWritable {
     public func writeJSON(into out: inout [UInt8]) {
         JSONObjectWriter.write(into: &out) { object in

@@ -29,7 +29,7 @@ public struct RouteStep: Hashable, Sendable {
     /// Voice prompts for the maneuver at the end of this step, in order of decreasing trigger distance.
     public var spokenInstructions: [SpokenInstruction]
     /// One entry per segment of ``geometry`` (so `geometry.count - 1` entries) when the server sent annotations.
-    public var annotations: [SegmentAnnotation]
+    public var annotations: SegmentAnnotations
     public var incidents: [Incident]
     /// Where the road's kind changes along the step (tunnels, tolls, ferries, motorways, rest stops, countries), in
     /// order; empty when the engine said nothing of them.
@@ -42,7 +42,7 @@ public struct RouteStep: Hashable, Sendable {
         roadRef: String? = nil, destinations: String? = nil, exits: [String] = [], instruction: String,
         maneuver: Maneuver, drivingSide: DrivingSide? = nil, roundaboutExitNumber: Int? = nil,
         visualInstructions: [VisualInstruction] = [], spokenInstructions: [SpokenInstruction] = [],
-        annotations: [SegmentAnnotation] = [], incidents: [Incident] = [], features: [RoadFeature] = [], legIndex: Int = 0
+        annotations: SegmentAnnotations = [], incidents: [Incident] = [], features: [RoadFeature] = [], legIndex: Int = 0
     ) {
         self.geometry = geometry
         self.distance = distance
@@ -85,7 +85,7 @@ extension RouteStep: Codable {
         roundaboutExitNumber = try c.decodeIfPresent(Int.self, forKey: .roundaboutExitNumber)
         visualInstructions = try c.decodeIfPresent([VisualInstruction].self, forKey: .visualInstructions) ?? []
         spokenInstructions = try c.decodeIfPresent([SpokenInstruction].self, forKey: .spokenInstructions) ?? []
-        annotations = try c.decodeIfPresent([SegmentAnnotation].self, forKey: .annotations) ?? []
+        annotations = try c.decodeIfPresent(SegmentAnnotations.self, forKey: .annotations) ?? []
         incidents = try c.decodeIfPresent([Incident].self, forKey: .incidents) ?? []
         features = try c.decodeIfPresent([RoadFeature].self, forKey: .features) ?? []
         legIndex = try c.decodeIfPresent(Int.self, forKey: .legIndex) ?? 0

@@ -335,19 +335,13 @@ public struct OSRMResponseParser: RouteResponseParser {
             exitNumbers: exitNumbers, lanes: lanes)
     }
 
-    /// The leg's annotation columns cut to one step: segments `offset ..< offset + count`.
-    static func annotations(_ columns: [String: [JSONValue]], offset: Int, count: Int) -> [SegmentAnnotation] {
+    /// The leg's annotation columns cut to one step: segments `offset ..< offset + count`. A column too short for
+    /// the step is left out of it.
+    static func annotations(_ columns: [String: [JSONValue]], offset: Int, count: Int) -> SegmentAnnotations {
         guard count > 0 else { return [] }
         let usable = columns.filter { $0.value.count >= offset + count }
         guard !usable.isEmpty else { return [] }
-        return (0..<count).map { i in
-            var values: [String: JSONValue] = [:]
-            values.reserveCapacity(usable.count)
-            for (key, column) in usable {
-                values[key] = column[offset + i]
-            }
-            return SegmentAnnotation(values: values)
-        }
+        return SegmentAnnotations(columns: usable, offset: offset, count: count)
     }
 
     /// Incidents overlapping a step, with their geometry indices made relative to the step.

@@ -1,0 +1,164 @@
+/// The per-segment annotations of one step, kept as the server sends them: one column per member.
+///
+/// An engine sends annotations as columns (`"speed": [...]`, `"maxspeed": [...]`, one value per segment). They
+/// were kept as a dictionary per segment, built when the answer was read, hashed on every lookup and sorted again
+/// for every segment when the `route` event was written: 40 % of navd's own work on a real answer
+/// (docs/performance.md). A column per member is read in one slice per step, looked up by name in a short list,
+/// and written in the order of its names, sorted once.
+///
+/// Element `i` is segment `i`'s ``SegmentAnnotation``, a view of this table (no copy).
+public struct SegmentAnnotations: Sendable, RandomAccessCollection {
+    /// Member names, sorted as ``JSONText`` sorts an object's keys, each once.
+    public private(set) var names: [String]
+    /// `columns[n][segment]`: member `names[n]` on that segment; nil where the segment does not have it.
+    private var columns: [[JSONValue?]]
+    /// Number of segments.
+    public private(set) var count: Int
+
+    /// No segments.
+    public init() {
+        names = []
+        columns = []
+        count = 0
+    }
+
+    /// `count` segments without members (a route refresh fills them in).
+    public init(emptySegments count: Int) {
+        names = []
+        columns = []
+        self.count = Swift.max(0, count)
+    }
+
+    /// A step's segments from the leg's columns: segment `i` has `column[offset + i]` of every column, for
+    /// `count` segments. Every column must hold at least `offset + count` values.
+    public init(columns byName: [String: [JSONValue]], offset: Int, count: Int) {
+        let sorted = byName.keys.sorted()
+        names = sorted
+        columns = sorted.map { name in byName[name]![offset..<(offset + count)].map { $0 } }
+        self.count = count
+    }
+
+    /// One segment per element of `segments`, in order.
+    public init(_ segments: some Sequence<SegmentAnnotation>) {
+        let rows = segments.map(\.values)
+        names = Set(rows.flatMap(\.keys)).sorted()
+        columns = names.map { name in rows.map { $0[name] } }
+        count = rows.count
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// Segment `segment`'s annotation. Setting it replaces every member of that segment.
+    public subscript(segment: Int) -> SegmentAnnotation {
+        get {
+            precondition(segment >= 0 && segment < count, "segment \(segment) outside 0..<\(count)")
+            return SegmentAnnotation(table: self, segment: segment)
+        }
+        set { setSegment(segment, to: newValue.values) }
+    }
+
+    /// Replaces every member of segment `segment` with `values`.
+    public mutating func setSegment(_ segment: Int, to values: [String: JSONValue]) {
+        precondition(segment >= 0 && segment < count, "segment \(segment) outside 0..<\(count)")
+        for n in names.indices { columns[n][segment] = values[names[n]] }
+        for (name, value) in values where !names.contains(name) {
+            let n = names.firstIndex { name < $0 } ?? names.endIndex
+            names.insert(name, at: n)
+            var column = [JSONValue?](repeating: nil, count: count)
+            column[segment] = value
+            columns.insert(column, at: n)
+        }
+    }
+
+    /// Member `name` of segment `segment`, nil when the segment does not have it.
+    public func value(_ name: String, at segment: Int) -> JSONValue? {
+        // A handful of names: a scan of short strings beats hashing one.
+        guard let n = names.firstIndex(of: name) else { return nil }
+        return columns[n][segment]
+    }
+
+    /// Whether segment `left` of `lhs` has the same members as segment `right` of `rhs`: the two tables' names
+    /// walked side by side, skipping the members a segment does not have.
+    static func segment(_ left: Int, of lhs: Self, equals right: Int, of rhs: Self) -> Bool {
+        var l = 0, r = 0
+        while true {
+            while l < lhs.names.count, lhs.columns[l][left] == nil { l += 1 }
+            while r < rhs.names.count, rhs.columns[r][right] == nil { r += 1 }
+            guard l < lhs.names.count, r < rhs.names.count else { return l == lhs.names.count && r == rhs.names.count }
+            guard lhs.names[l] == rhs.names[r], lhs.columns[l][left] == rhs.columns[r][right] else { return false }
+            l += 1
+            r += 1
+        }
+    }
+
+    /// Segment `segment`'s members in the order of ``names``.
+    func forEachMember(of segment: Int, _ body: (String, JSONValue) -> Void) {
+        for n in names.indices {
+            if let value = columns[n][segment] { body(names[n], value) }
+        }
+    }
+}
+
+extension SegmentAnnotations: Hashable {
+    /// Equal when every segment has the same members: a column no segment has does not count.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.names == rhs.names, lhs.columns == rhs.columns { return true }
+        return lhs.indices.allSatisfy { segment($0, of: lhs, equals: $0, of: rhs) }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for n in names.indices where columns[n].contains(where: { $0 != nil }) {
+            hasher.combine(names[n])
+            hasher.combine(columns[n])
+        }
+    }
+}
+
+extension SegmentAnnotations: ExpressibleByArrayLiteral {
+    public init(arrayLiteral segments: SegmentAnnotation...) {
+        self.init(segments)
+    }
+}
+
+extension SegmentAnnotations: Codable {
+    /// An array of objects, one per segment, as the protocol has always carried them.
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode([SegmentAnnotation].self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(Array(self))
+    }
+}
+
+extension SegmentAnnotations: JSONTextWritable {
+    /// An array of objects, one per segment, each with its members in the order of ``names`` (sorted): the tree
+    /// path's bytes, each key escaped once per step rather than once per segment.
+    public func writeJSON(into out: inout [UInt8]) {
+        let keys = names.map { name in
+            var key: [UInt8] = []
+            JSONText.appendString(name, into: &key)
+            key.append(UInt8(ascii: ":"))
+            return key
+        }
+        out.append(UInt8(ascii: "["))
+        for segment in 0..<count {
+            if segment > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            for n in columns.indices {
+                guard let value = columns[n][segment] else { continue }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                out.append(contentsOf: keys[n])
+                JSONText.append(value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+}
