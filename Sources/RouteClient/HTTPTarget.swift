@@ -24,18 +24,21 @@ struct HTTPTarget: Hashable, Sendable {
     var authorization: String?
 
     init(_ url: String) throws(Invalid) {
-        guard let schemeEnd = url.firstRange(of: "://") else { throw Invalid(description: "not an http or https URL: no scheme") }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        // The URL's delimiters are ASCII, and in UTF-8 an ASCII byte is never part of another character: the URL is
+        // cut at its bytes, not walked a Character (a grapheme cluster) at a time, once per request.
+        let bytes = url.utf8
+        guard let schemeEnd = Self.firstSchemeSeparator(in: bytes) else { throw Invalid(description: "not an http or https URL: no scheme") }
+        let scheme = url[..<schemeEnd].lowercased()
         guard scheme == "http" || scheme == "https" else { throw Invalid(description: "not an http or https URL: scheme \(scheme)") }
         let isTLS = scheme == "https"
-        let rest = url[schemeEnd.upperBound...]
-        let delimiters: Set<Character> = ["/", "?", "#"]
-        let authorityEnd = rest.firstIndex(where: { (character: Character) in delimiters.contains(character) }) ?? rest.endIndex
+        let rest = url[bytes.index(schemeEnd, offsetBy: 3)...]
+        let authorityEnd = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        var target = String(rest[authorityEnd...])
-        if let fragment = target.firstIndex(of: "#") { target = String(target[..<fragment]) }
-        if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
-        guard !target.contains(where: { (character: Character) in character == " " || character.isNewline }) else { throw Invalid(description: "the URL's path has blanks") }
+        var target = rest[authorityEnd...]
+        if let fragment = target.utf8.firstIndex(of: UInt8(ascii: "#")) { target = target[..<fragment] }
+        var requestTarget = String(target)
+        if requestTarget.isEmpty || requestTarget.hasPrefix("?") { requestTarget = "/" + requestTarget }
+        guard !Self.hasBlank(requestTarget) else { throw Invalid(description: "the URL's path has blanks") }
 
         if let at = authority.lastIndex(of: "@") {
             let userInfo = authority[..<at]
@@ -70,9 +73,31 @@ struct HTTPTarget: Hashable, Sendable {
             port = number
         }
         server = Server(isTLS: isTLS, host: String(host), port: port)
-        requestTarget = target
+        self.requestTarget = requestTarget
         let bracketed = host.contains(":") ? "[\(host)]" : String(host)
         hostHeader = port == defaultPort ? bracketed : "\(bracketed):\(port)"
+    }
+
+    /// Where the first `://` begins.
+    private static func firstSchemeSeparator(in bytes: String.UTF8View) -> String.Index? {
+        var index = bytes.startIndex
+        while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let after = bytes[bytes.index(after: colon)...]
+            if after.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) { return colon }
+            index = bytes.index(after: colon)
+        }
+        return nil
+    }
+
+    /// Whether `text` has a space or a line break (any of Unicode's: `Character.isNewline`).
+    private static func hasBlank(_ text: String) -> Bool {
+        var isASCII = true
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: " ") || (0x0A...0x0D).contains(byte) { return true }
+            if byte >= 0x80 { isASCII = false }
+        }
+        // NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR are line breaks too.
+        return !isASCII && text.contains { $0.isNewline }
     }
 
     /// The bytes of `text` with each `%XX` replaced by its byte (a `%` not followed by two hex digits stays).

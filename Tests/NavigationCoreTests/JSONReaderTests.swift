@@ -124,4 +124,41 @@ struct JSONReaderTests {
             #expect(JSONReader.firstError(in: bytes) == parserError)
         }
     }
+
+    /// An array read item by item with `readValue(repeating:)`: the repeats of the item before come back as that
+    /// value without a parse.
+    static func columnByRepeats(_ reader: inout JSONReader) throws -> JSONValue {
+        guard try reader.kind() == .array else { return try reader.readValue() }
+        var items = try reader.beginArray()
+        var values: [JSONValue] = []
+        var repeated = JSONReader.RepeatedValue()
+        while try reader.nextItem(&items) { values.append(try reader.readValue(repeating: &repeated)) }
+        return .array(values)
+    }
+
+    @Test(arguments: [
+        #"[{"speed":30,"unit":"km/h"},{"speed":30,"unit":"km/h"},{"speed":300,"unit":"km/h"},{"speed":30,"unit":"km/h"}]"#,
+        #"[{"a":1},{"a":1,"b":2},{"a":1},[1],[1,2],[1],{"a":1}, {"a":1},{"a":10}]"#,
+        #"[{"unknown":true},{"unknown":true},1,{"unknown":true},"{\"unknown\":true}",{"unknown":true}]"#,
+    ])
+    func repeatedItemsReadAsTheParserReadsThem(text: String) throws {
+        let bytes = Array(text.utf8)
+        #expect(try JSONReader.read(bytes, Self.columnByRepeats) == JSONParser.parse(bytes))
+    }
+
+    /// Arrays of items drawn from a few small objects and arrays (so that items repeat), with broken text among
+    /// them: the same values, or the same first error, as the parser.
+    @Test func repeatedItemsAgreeWithTheParserOnArbitraryColumns() async {
+        let pieces = [#"{"a":1}"#, #"{"a":1,"b":[2]}"#, "[1]", "[1,2]", "1", #""x""#, ",", "]", "{", "}", " ", #"{"a":1"#, "[{}]"]
+        let column = Gen.int(in: 0...(pieces.count - 1)).map { pieces[$0] }.array(of: 0...12).map { parts -> [UInt8] in
+            Array(("[" + parts.joined(separator: ",") + "]").utf8)
+        }
+        await propertyCheck(count: 2000, input: column) { bytes in
+            var parsed: Result<JSONValue, JSONParser.Error>
+            do { parsed = .success(try JSONParser.parse(bytes)) } catch let error as JSONParser.Error { parsed = .failure(error) } catch { return }
+            var read: Result<JSONValue, JSONParser.Error>
+            do { read = .success(try JSONReader.read(bytes, Self.columnByRepeats)) } catch let error as JSONParser.Error { read = .failure(error) } catch { return }
+            #expect(read == parsed)
+        }
+    }
 }

@@ -109,6 +109,8 @@ struct KeepAliveAndTLSTests {
         ("https://route.example.com/v1/route?json=%7B%7D#top", "route.example.com", 443, "/v1/route?json=%7B%7D", "route.example.com", true),
         ("http://[::1]:5000/route/v1/driving/1,2;3,4", "::1", 5000, "/route/v1/driving/1,2;3,4", "[::1]:5000", false),
         ("HTTP://Example.com:80?q=1", "Example.com", 80, "/?q=1", "Example.com", false),
+        ("http://kartta.example/reitti/ä?x=1#ö", "kartta.example", 80, "/reitti/ä?x=1", "kartta.example", false),
+        ("http://h:81//x://y", "h", 81, "//x://y", "h:81", false),
     ])
     func aURLsServerAndTarget(url: String, host: String, port: Int, target: String, hostHeader: String, tls: Bool) throws {
         let parsed = try HTTPTarget(url)
@@ -118,7 +120,10 @@ struct KeepAliveAndTLSTests {
         #expect(parsed.authorization == nil)
     }
 
-    @Test(arguments: ["ftp://h/x", "127.0.0.1:8002", "http://", "http://h:0/", "http://h:99999/", "http://h:8o/", "http://[::1/x", "http://h/a b"])
+    @Test(arguments: [
+        "ftp://h/x", "127.0.0.1:8002", "http://", "http://h:0/", "http://h:99999/", "http://h:8o/", "http://[::1/x", "http://h/a b",
+        "http://h/a\nb", "http://h/a\r\nb", "http://h/ä\u{2028}b", "http:/h/x", "h://x",
+    ])
     func aURLTheClientCannotUseIsRefused(url: String) {
         #expect(throws: HTTPTarget.Invalid.self) { try HTTPTarget(url) }
     }

@@ -104,6 +104,41 @@ public struct JSONReader {
         try scanner.parseValue(depth: depth)
     }
 
+    /// The last object or array ``readValue(repeating:)`` read, and where its text was.
+    public struct RepeatedValue {
+        fileprivate var value: JSONValue
+        fileprivate var text: Range<Int>
+        public init() {
+            value = .null
+            text = 0..<0
+        }
+
+        fileprivate init(value: JSONValue, text: Range<Int>) {
+            self.value = value
+            self.text = text
+        }
+    }
+
+    /// The next value as a tree, like ``readValue()``; an object or array whose text is byte for byte the one read
+    /// last into `previous` is that value again, not parsed into a new tree. A route's annotation columns repeat
+    /// (a `maxspeed` object per segment, the same for a whole street): the repeats share one dictionary. Identical
+    /// text is an identical, well-formed value, so nothing goes unchecked.
+    public mutating func readValue(repeating previous: inout RepeatedValue) throws(JSONParser.Error) -> JSONValue {
+        let kind = try kind()
+        guard kind == .object || kind == .array else { return try readValue() }
+        let start = scanner.index
+        let length = previous.text.count
+        if length > 0, length <= scanner.bytes.count - start,
+            UnsafeBufferPointer(rebasing: scanner.bytes[start..<(start + length)]).elementsEqual(UnsafeBufferPointer(rebasing: scanner.bytes[previous.text]))
+        {
+            scanner.index = start + length
+            return previous.value
+        }
+        let value = try readValue()
+        previous = RepeatedValue(value: value, text: start..<scanner.index)
+        return value
+    }
+
     /// Reads past the next value, checking it as strictly as ``JSONParser`` would (strings included).
     public mutating func skipValue() throws(JSONParser.Error) {
         switch try kind() {

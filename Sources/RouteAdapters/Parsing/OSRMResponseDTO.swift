@@ -165,11 +165,15 @@ struct OSRMLegDTO {
                 annotation = [:]
                 guard var columns = try r.optionalMembers(path, "annotation") else { continue }
                 while let column = try r.nextKey(&columns) {
-                    if try r.kind() == .array, case .array(let items) = try r.readValue() {
-                        annotation[column.string] = items
-                    } else {
+                    guard try r.kind() == .array else {
                         try r.skipValue()
+                        continue
                     }
+                    var items = try r.beginArray()
+                    var values: [JSONValue] = []
+                    var repeated = JSONReader.RepeatedValue()
+                    while try r.nextItem(&items) { values.append(try r.readValue(repeating: &repeated)) }
+                    annotation[column.string] = values
                 }
             case "incidents": incidents = try r.objects(path, "incidents", OSRMIncidentDTO.init)
             case "via_waypoints": viaWaypoints = try r.objects(path, "via_waypoints", OSRMViaWaypointDTO.init)
