@@ -31,13 +31,13 @@ final class SerialChannelReader: ChannelInboundHandler {
     private var feed: GNSSFeed { source.feed }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = Self.unwrapInboundIn(data).readableBytesView
+        let buffer = Self.unwrapInboundIn(data)
         lastBytesAt = .now()
-        if feed.isRawObserved { feed.yieldRaw(.serialBytes(Array(bytes))) }
+        if feed.isRawObserved { feed.yieldRaw(.serialBytes(Array(buffer.readableBytesView))) }
         let (readings, pending) = source.assembler.withLock { assembler in
             // The host's clock dates the epochs of receivers that never send a date (GGA-only).
             assembler.hostTime = Date()
-            return (assembler.append(bytes), assembler.hasPendingEpoch)
+            return (buffer.withUnsafeReadableBytes { assembler.append(bytes: $0) }, assembler.hasPendingEpoch)
         }
         for reading in readings { feed.yield(reading) }
         if pending { scheduleQuietCheck(context.eventLoop, at: lastBytesAt + Self.quietEndsEpoch) }

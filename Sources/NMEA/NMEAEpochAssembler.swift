@@ -118,6 +118,13 @@ public struct NMEAEpochAssembler: Sendable {
         return readings
     }
 
+    /// Feeds raw bytes read into memory (a receiver's read buffer): ``append(_:)`` made for them in this module, so
+    /// that a caller in another module does not run the generic one, a witness-table call per byte and the runtime's
+    /// generic metadata looked up on every read (`perf`: the epoch's assembly was as costly as the navigation step).
+    public mutating func append(bytes: UnsafeRawBufferPointer) -> [GNSSReading] {
+        append(bytes)
+    }
+
     /// Feeds one line.
     public mutating func feed<C: Collection>(line: C) -> [GNSSReading] where C.Element == UInt8 {
         let sentence: NMEASentence
