@@ -59,7 +59,7 @@ struct SegmentAnnotationsTests {
     func aStepIsItsSliceOfTheLegsColumns(offset: Int, count: Int) {
         let leg: [String: [JSONValue]] = [
             "speed": (0..<6).map { .number(Double($0)) }, "distance": (0..<6).map { .number(Double($0) * 10) },
-            "maxspeed": (0..<6).map { _ in ["unknown": true] },
+            "maxspeed": (0..<6).map { _ in ["unknown": true] }, "congestion": ["low"],
         ]
         let step = SegmentAnnotations(columns: leg, offset: offset, count: count)
         #expect(step.count == count)

@@ -30,12 +30,14 @@ public struct SegmentAnnotations: Sendable, RandomAccessCollection {
     }
 
     /// A step's segments from the leg's columns: segment `i` has `column[offset + i]` of every column, for
-    /// `count` segments. Every column must hold at least `offset + count` values.
+    /// `count` segments. A column too short for them (the server's answer is from outside) is left out.
     public init(columns byName: [String: [JSONValue]], offset: Int, count: Int) {
-        let sorted = byName.keys.sorted()
+        let wanted = Swift.max(0, offset)..<(Swift.max(0, offset) + Swift.max(0, count))
+        let usable = byName.filter { $0.value.count >= wanted.upperBound }
+        let sorted = usable.keys.sorted()
         names = sorted
-        columns = sorted.map { name in byName[name]![offset..<(offset + count)].map { $0 } }
-        self.count = count
+        columns = sorted.map { name in usable[name]![wanted].map { $0 } }
+        self.count = wanted.count
     }
 
     /// One segment per element of `segments`, in order.

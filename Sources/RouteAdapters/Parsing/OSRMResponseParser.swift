@@ -339,9 +339,9 @@ public struct OSRMResponseParser: RouteResponseParser {
     /// the step is left out of it.
     static func annotations(_ columns: [String: [JSONValue]], offset: Int, count: Int) -> SegmentAnnotations {
         guard count > 0 else { return [] }
-        let usable = columns.filter { $0.value.count >= offset + count }
-        guard !usable.isEmpty else { return [] }
-        return SegmentAnnotations(columns: usable, offset: offset, count: count)
+        let step = SegmentAnnotations(columns: columns, offset: offset, count: count)
+        // No usable column: no annotations at all, not segments without members.
+        return step.names.isEmpty ? [] : step
     }
 
     /// Incidents overlapping a step, with their geometry indices made relative to the step.
