@@ -57,11 +57,17 @@ extension TripCoordinator {
         } else {
             // A jump the gate accepted adds nothing to the distance travelled (found by the whole-daemon fuzz:
             // interleaved streams of receivers elsewhere added 587 000 km).
-            next = trip!.controller.update(previous, with: fix.location, afterJump: jumped)
+            next = Self.nextState(of: &trip!, after: previous, fix: fix, afterJump: jumped)
         }
         apply(next, previous: previous, fix: fix, now: now)
         refreshIfDue(fix: fix, now: now)
         lookForFasterRouteIfDue(fix: fix, now: now)
+    }
+
+    /// The controller's next state for `fix`, the trip read in place: called through `trip!` from here, the
+    /// controller was copied for the call (a retain and a release of everything it holds, on every fix).
+    private static func nextState(of trip: inout Trip, after previous: TripState, fix: GNSSFix, afterJump: Bool) -> TripState {
+        trip.controller.update(previous, with: fix.location, afterJump: afterJump)
     }
 
     /// During an outage, progress predicted along the route at the last trustworthy speed, published as
@@ -92,7 +98,7 @@ extension TripCoordinator {
         // A predicted state has no speed the receiver vouches for: no speed alert.
         record.speedAlert = observeSpeed(state: state, fix: nil, time: time)
         record.arrival = estimateArrival(state, fix: nil, time: time)
-        record.roadAhead = roadAhead(state)
+        record.roadAhead = current.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
         publish(.tripState(record))
     }
 
@@ -152,7 +158,8 @@ extension TripCoordinator {
             var record = TripStateRecord(next, time: fix.location.timestamp)
             record.speedAlert = observeSpeed(state: state, fix: fix, time: fix.location.timestamp)
             record.arrival = estimateArrival(state, fix: fix, time: fix.location.timestamp)
-            record.roadAhead = roadAhead(state)
+            // Read here, not through a method on `self`: a call to one from this step copied the whole coordinator.
+            record.roadAhead = trip!.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
             publish(.tripState(record))
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
             let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true

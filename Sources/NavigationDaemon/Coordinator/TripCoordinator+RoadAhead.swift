@@ -41,15 +41,6 @@ extension TripCoordinator {
 }
 
 extension TripCoordinator {
-    /// The road objects ahead of `state` within `road_ahead.horizon` (nearest first), for `trip_state.roadAhead`.
-    /// Measured from the snapped progress; while approaching the route, from its start.
-    func roadAhead(_ state: NavigatingState) -> [RoadObjectAhead] {
-        guard trip != nil else { return [] }
-        return trip!.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
-    }
-}
-
-extension TripCoordinator {
     /// The idle `trip_state` for a fix without a trip: the raw position, and what free drive knows of the road
     /// (name, limit, speed alert, the stretches the vehicle is in) from a match no older than `free_drive.max_age`.
     /// Asks for the next match when one is due; a match in flight or a failed one never delays the fix.
