@@ -29,10 +29,11 @@ public final class NavigationService: DaemonService {
 
     public static let navdVersion = "0.6.0"
 
-    private let inputs: AsyncStream<Input>
-    private let continuation: AsyncStream<Input>.Continuation
-    private let initialCoordinator: TripCoordinator
-    private let initialRunner: RouteCalculationRunner
+    private let inbox = LoopInbox<Input>()
+    /// What the loop owns: whoever holds the loop (``LoopInbox``) reads and changes it.
+    private let state: LoopState
+    /// Calculations and slow clients' grace periods the loop started.
+    private let children = LoopChildTasks()
     private let location: LocationInput
     private let hub: EventHub
     private let journal: JournalWriter?
@@ -56,9 +57,7 @@ public final class NavigationService: DaemonService {
         executor = eventLoop.map(EventLoopTaskExecutor.init)
         self.recording = recording
         self.recordFromStart = recordFromStart
-        (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
-        initialCoordinator = coordinator
-        initialRunner = runner
+        state = LoopState(coordinator: coordinator, runner: runner)
         self.location = location
         self.hub = hub
         self.journal = journal.map { JournalWriter(journal: $0, logger: logger) }
@@ -76,21 +75,34 @@ public final class NavigationService: DaemonService {
     }
 
     /// A client connected: the loop sends `hello` with the current state before any event.
-    public func clientConnected(_ client: ClientConnection) { continuation.yield(.connected(client)) }
+    public func clientConnected(_ client: ClientConnection) { runOrQueue(.connected(client)) }
 
     public func submit(_ command: PreparedCommand, id: JSONValue?, client: ClientConnection) {
-        continuation.yield(.command(command, id: id, client: client))
+        runOrQueue(.command(command, id: id, client: client))
     }
 
     /// A line the socket refused (unparsable, not authorized): answered by the loop, so that the error comes
     /// after the client's hello and after the answers to the commands it sent before.
     public func refuse(_ error: ProtocolError, id: JSONValue?, client: ClientConnection) {
-        continuation.yield(.refused(error, id: id, client: client))
+        runOrQueue(.refused(error, id: id, client: client))
     }
 
     /// `configText`: the new configuration's text, for the flight recorder (redacted there).
     public func reload(settings: TripCoordinator.Settings, runner: RouteCalculationRunner, configText: String) {
-        continuation.yield(.reload(settings, runner, configText: configText))
+        inbox.yield(.reload(settings, runner, configText: configText))
+    }
+
+    /// Runs `input` right here when the caller is on the loop's event loop and the loop is idle (its task waits,
+    /// nothing is queued): a fix read from a serial receiver, a command read from a client's socket or an engine's
+    /// answer read there then reaches the loop as a function call, without a task resumed for it on the event
+    /// loop's queue. Otherwise `input` waits its turn in the inbox.
+    private func runOrQueue(_ input: Input) {
+        if let eventLoop = executor?.eventLoop, eventLoop.inEventLoop, inbox.claimIfIdle() {
+            process(input)
+            inbox.release()
+        } else {
+            inbox.yield(input)
+        }
     }
 
     /// Where clients' sessions run: the loop's own executor, so that a command read from a client's socket reaches
@@ -102,151 +114,155 @@ public final class NavigationService: DaemonService {
     }
 
     private func runLoop() async {
-        let continuation = self.continuation
+        let inbox = self.inbox
         let location = self.location
         let tickInterval = self.tickInterval
         if recordFromStart, let recording {
             // Before the source starts: the recording holds every input from the first.
             do {
-                try recording.start(reason: "config", coordinator: initialCoordinator, now: now())
+                try recording.start(reason: "config", coordinator: state.coordinator, now: now())
             } catch {
                 logger.error("cannot record: \(error); navigating without a recording")
             }
         }
-        // Readings enter the loop's queue on the source's thread: no task in between (one thread hop less per fix).
-        location.feed.forwardReadings { reading in continuation.yield(.reading(reading)) }
+        // A reading read on the loop's event loop while the loop is idle is run right there (a serial receiver's
+        // fix then reaches the clients' outboxes within the read); any other enters the loop's queue on the
+        // source's thread, with no task in between.
+        location.feed.forwardReadings { [self] reading in runOrQueue(.reading(reading)) }
         await withDiscardingTaskGroup { group in
             // The source paces itself (a simulated or replayed drive sleeps between fixes) or starts its own reader
             // (a serial receiver is read on the event loop by NIO, gpsd on a thread): off the loop's event loop, so a
             // busy event loop does not stretch a simulated receiver's epochs.
             group.addTask(executorPreference: globalConcurrentExecutor) { await location.run() }
             group.addTask {
-                for await status in location.feed.statuses { continuation.yield(.sourceStatus(status)) }
+                for await status in location.feed.statuses { inbox.yield(.sourceStatus(status)) }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: tickInterval)
-                    continuation.yield(.tick)
+                    inbox.yield(.tick)
                 }
             }
             logger.info("GNSS source started", metadata: ["source": "\(location.name)"])
             readiness.sourceStarted()
-            await loop(group: &group)
+            await loop()
             group.cancelAll()
         }
+        location.feed.forwardReadings { _ in }
         notifier.stopping()
         logger.info("navigation loop stopped")
     }
 
-    private func loop(group: inout DiscardingTaskGroup) async {
-        var coordinator = initialCoordinator
-        var runner = initialRunner
-        var cancels: [Int: CancelSignal] = [:]
-        var lastStatus = ""
+    private func loop() async {
         await withGracefulShutdownHandler {
-            for await input in inputs {
-                if case .lateAnswer(let answer, let client) = input {
-                    deliver(answer.line, to: client, group: &group)
-                    client.answered()
-                    continue
-                }
-                let time = now()
-                // The loop input as a value (what is recorded and replayed), and the live objects a command needs.
-                var client: ClientConnection?
-                var command: PreparedCommand?
-                let loopInput: LoopInput
-                switch input {
-                case .reading(let reading):
-                    loopInput = .reading(reading)
-                case .sourceStatus(let status):
-                    loopInput = .sourceStatus(status)
-                case .connected(let connected):
-                    // A client that is already gone is not added (its connection task has finished).
-                    guard !connected.outbox.isClosing else {
-                        connected.answered()
-                        continue
-                    }
-                    client = connected
-                    loopInput = .connected(client: connected.id, control: connected.mayControl)
-                case .command(let prepared, _, let sender):
-                    client = sender
-                    command = prepared
-                    loopInput = .command(line: prepared.line, client: sender.id, control: sender.mayControl)
-                case .refused(let error, let id, let sender):
-                    client = sender
-                    loopInput = .refused(error, id: id, client: sender.id)
-                case .attemptFailed(let session, let failure):
-                    loopInput = .attemptFailed(session: session, failure)
-                case .finished(let session, let outcome):
-                    cancels[session] = nil
-                    loopInput = .finished(session: session, outcome)
-                case .tick:
-                    loopInput = .tick
-                    notifier.watchdog()
-                case .reload(let settings, let newRunner, let configText):
-                    runner = newRunner
-                    loopInput = .reload(settings, configText: ConfigRedaction.redact(configText))
-                    logger.notice("configuration reloaded")
-                case .lateAnswer:
-                    continue  // answered above
-                }
-                // `record` itself is not part of what it records.
-                let recorder = command?.type == RecordCommand.type ? nil : recording?.current
-                recorder?.record(loopInput, now: time)
-                let answer = coordinator.step(
-                    loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording,
-                    answerLater: client.flatMap { client in command.map { lateAnswer(to: $0, from: client) } })
-                // Calculations start before anything is written: their requests (made on this event loop, as jobs
-                // queued in order) go to the engine ahead of the answer and the events, whose writes to every
-                // client would otherwise come first.
-                var effects = coordinator.takeEffects()
-                let starts = effects.filter(\.startsCalculation)
-                if !starts.isEmpty {
-                    effects.removeAll(where: \.startsCalculation)
-                    perform(starts, runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
-                }
-                if let answer, let client {
-                    let line = answer.line
-                    recorder?.recordLine(line)
-                    deliver(line, to: client, group: &group)
-                }
-                if case .connected(let connected) = input {
-                    hub.add(connected)
-                    logger.info("client connected", metadata: ["client": "\(connected.id)", "peer": "\(connected.peer)", "control": "\(connected.mayControl)"])
-                }
-                // A command answered later is still owed (its `lateAnswer` settles it).
-                if command == nil || answer != nil { client?.answered() }
-                perform(effects, runner: runner, cancels: &cancels, recorder: recording?.current, group: &group)
-                let status = coordinator.statusLine
-                if status != lastStatus {
-                    lastStatus = status
-                    readiness.statusChanged(status)
-                }
-            }
-        } onGracefulShutdown: {
-            self.continuation.finish()
+            while let input = await inbox.next() { process(input) }
+        } onGracefulShutdown: { [inbox] in
+            inbox.finish()
         }
         // Shutting down: keep the trip for the next start, stop calculations and the recording.
-        for signal in cancels.values { signal.cancel() }
+        for signal in state.cancels.values { signal.cancel() }
+        await children.cancelAllAndWait()
         recording?.stop(reason: "navd stopped")
         voiceModeFile?.waitUntilWritten()
         guard let journal else { return }
-        let record = coordinator.checkpoint(now: now())
+        let record = state.coordinator.checkpoint(now: now())
         if let record { journal.submit(.save(stamped(record))) }
         journal.finish()
         if let record { logger.info("trip journaled for the next start", metadata: ["routeId": "\(record.routeId)"]) }
     }
 
+    /// Runs one input: by the loop's task, or in place by a reader that found the loop idle (``LoopInbox``).
+    private func process(_ input: Input) {
+        let state = self.state
+        if case .lateAnswer(let answer, let client) = input {
+            deliver(answer.line, to: client)
+            client.answered()
+            return
+        }
+        let time = now()
+        // The loop input as a value (what is recorded and replayed), and the live objects a command needs.
+        var client: ClientConnection?
+        var command: PreparedCommand?
+        let loopInput: LoopInput
+        switch input {
+        case .reading(let reading):
+            loopInput = .reading(reading)
+        case .sourceStatus(let status):
+            loopInput = .sourceStatus(status)
+        case .connected(let connected):
+            // A client that is already gone is not added (its connection task has finished).
+            guard !connected.outbox.isClosing else {
+                connected.answered()
+                return
+            }
+            client = connected
+            loopInput = .connected(client: connected.id, control: connected.mayControl)
+        case .command(let prepared, _, let sender):
+            client = sender
+            command = prepared
+            loopInput = .command(line: prepared.line, client: sender.id, control: sender.mayControl)
+        case .refused(let error, let id, let sender):
+            client = sender
+            loopInput = .refused(error, id: id, client: sender.id)
+        case .attemptFailed(let session, let failure):
+            loopInput = .attemptFailed(session: session, failure)
+        case .finished(let session, let outcome):
+            state.cancels[session] = nil
+            loopInput = .finished(session: session, outcome)
+        case .tick:
+            loopInput = .tick
+            notifier.watchdog()
+        case .reload(let settings, let newRunner, let configText):
+            state.runner = newRunner
+            loopInput = .reload(settings, configText: ConfigRedaction.redact(configText))
+            logger.notice("configuration reloaded")
+        case .lateAnswer:
+            return  // answered above
+        }
+        // `record` itself is not part of what it records.
+        let recorder = command?.type == RecordCommand.type ? nil : recording?.current
+        recorder?.record(loopInput, now: time)
+        let answer = state.coordinator.step(
+            loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording,
+            answerLater: client.flatMap { client in command.map { lateAnswer(to: $0, from: client) } })
+        // Calculations start before anything is written: their requests (made on this event loop, as jobs
+        // queued in order) go to the engine ahead of the answer and the events, whose writes to every
+        // client would otherwise come first.
+        var effects = state.coordinator.takeEffects()
+        let starts = effects.filter(\.startsCalculation)
+        if !starts.isEmpty {
+            effects.removeAll(where: \.startsCalculation)
+            perform(starts, recorder: recording?.current)
+        }
+        if let answer, let client {
+            let line = answer.line
+            recorder?.recordLine(line)
+            deliver(line, to: client)
+        }
+        if case .connected(let connected) = input {
+            hub.add(connected)
+            logger.info("client connected", metadata: ["client": "\(connected.id)", "peer": "\(connected.peer)", "control": "\(connected.mayControl)"])
+        }
+        // A command answered later is still owed (its `lateAnswer` settles it).
+        if command == nil || answer != nil { client?.answered() }
+        perform(effects, recorder: recording?.current)
+        let status = state.coordinator.statusLine
+        if status != state.lastStatus {
+            state.lastStatus = status
+            readiness.statusChanged(status)
+        }
+    }
+
     /// How a command's handler answers after the loop moved on: its answer comes back into the loop's queue.
     private func lateAnswer(to command: PreparedCommand, from client: ClientConnection) -> @Sendable (Result<[String: JSONValue], ProtocolError>) -> Void {
-        let (id, type, continuation) = (command.line["id"], command.type, continuation)
+        let (id, type, inbox) = (command.line["id"], command.type, inbox)
         return { outcome in
             let message: ServerMessage =
                 switch outcome {
                 case .success(let result): .reply(id: id, command: type, result: result)
                 case .failure(let error): .error(id: id, error)
                 }
-            continuation.yield(.lateAnswer(message, client: client))
+            inbox.yield(.lateAnswer(message, client: client))
         }
     }
 
@@ -259,56 +275,54 @@ public final class NavigationService: DaemonService {
     }
 
     /// Queues a message for one client; a client whose queue overflows is disconnected.
-    private func deliver(_ line: [UInt8], to client: ClientConnection, group: inout DiscardingTaskGroup) {
+    private func deliver(_ line: [UInt8], to client: ClientConnection) {
         if !client.outbox.enqueue(line: line, eventType: nil), client.outbox.overflowed {
-            disconnectSlow(client, group: &group)
+            disconnectSlow(client)
         }
     }
 
-    private func disconnectSlow(_ client: ClientConnection, group: inout DiscardingTaskGroup) {
+    private func disconnectSlow(_ client: ClientConnection) {
         guard client.markDisconnecting() else { return }
         logger.warning("client too slow; disconnecting", metadata: ["client": "\(client.id)", "peer": "\(client.peer)"])
-        group.addTask {
+        children.start(on: nil) {
             // The final error is written if the client reads again soon; otherwise the connection is dropped.
             try? await Task.sleep(for: .seconds(10))
             client.forceClose()
         }
     }
 
-    private func perform(
-        _ effects: [TripCoordinator.Effect], runner: RouteCalculationRunner, cancels: inout [Int: CancelSignal],
-        recorder: FlightRecorder?, group: inout DiscardingTaskGroup
-    ) {
+    private func perform(_ effects: [TripCoordinator.Effect], recorder: FlightRecorder?) {
+        let state = self.state
         for effect in effects {
             switch effect {
             case .publish(let event, let routeId):
                 let published = hub.publish(event, routeId: routeId)
                 recorder?.recordLine(published.line)
                 for client in published.overflowed {
-                    disconnectSlow(client, group: &group)
+                    disconnectSlow(client)
                 }
             case .startCalculation(let session, let request):
                 let signal = CancelSignal()
-                cancels[session] = signal
-                let continuation = self.continuation
+                state.cancels[session] = signal
+                let runner = state.runner
                 // On the loop's event loop, where the engine's connection lives: the request, the answer and the
                 // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), so that it does
                 // not hold fixes back.
-                group.addTask(executorPreference: executor ?? globalConcurrentExecutor) {
+                children.start(on: executor) { [self] in
                     let outcome = await signal.run {
                         await runner.run(request) { failure in
-                            continuation.yield(.attemptFailed(session: session, failure))
+                            runOrQueue(.attemptFailed(session: session, failure))
                         }
                     }
                     if let outcome {
-                        continuation.yield(.finished(session: session, outcome))
+                        runOrQueue(.finished(session: session, outcome))
                     }
                 }
             case .activeRouteChanged(let route):
                 location.simulator?.follow(route)
                 for notice in route?.notices ?? [] { logger.warning("route answer not used as it came: \(notice)") }
             case .cancelCalculation(let session):
-                cancels.removeValue(forKey: session)?.cancel()
+                state.cancels.removeValue(forKey: session)?.cancel()
             case .saveJournal(let record):
                 recorder?.recordLine(JournalDecision.save(record).line)
                 journal?.submit(.save(stamped(record)))
@@ -331,7 +345,25 @@ extension TripCoordinator.Effect {
     }
 }
 
-/// Cancels one calculation's child task from the loop (structured: the task stays in the service's group). The
+/// What the navigation loop owns and changes as it runs its inputs.
+///
+/// Unchecked: only the holder of the loop's ``LoopInbox`` touches it (the loop's task between inputs, or a reader
+/// running one in place under a claim), one at a time; the inbox's lock orders each holder after the one before.
+final class LoopState: @unchecked Sendable {
+    var coordinator: TripCoordinator
+    var runner: RouteCalculationRunner
+    /// The calculations running, by session.
+    var cancels: [Int: CancelSignal] = [:]
+    /// The status last told to systemd.
+    var lastStatus = ""
+
+    init(coordinator: TripCoordinator, runner: RouteCalculationRunner) {
+        self.coordinator = coordinator
+        self.runner = runner
+    }
+}
+
+/// Cancels one calculation's task from the loop (the task stays in the service's ``LoopChildTasks``). The
 /// work runs in that task itself, not in a child of its own: a calculation's request is made in the first job the
 /// loop's event loop runs for it, before the writes the loop queued behind it (an answer, events to every client).
 final class CancelSignal: Sendable {
