@@ -148,6 +148,7 @@ public final class NavigationService: DaemonService {
             await loop()
             group.cancelAll()
         }
+        // Readings after the loop are dropped, and the feed stops holding the service (its sink captured it).
         location.feed.forwardReadings { _ in }
         notifier.stopping()
         logger.info("navigation loop stopped")
