@@ -104,8 +104,8 @@ public struct NMEAEpochAssembler: Sendable {
         /// True once this epoch's reading has left.
         var emitted = false
         var sawTimedSentence = false
-        /// How many sentences of each address this epoch has had.
-        var occurrences: [String: Int] = [:]
+        /// How many sentences of each address this epoch has had (a handful of addresses: a list, not a table).
+        var occurrences: [(address: String, count: Int)] = []
         /// The place in the cycle of the last sentence fed into this epoch.
         var lastMark: CycleMark?
     }
@@ -181,8 +181,8 @@ public struct NMEAEpochAssembler: Sendable {
             statistics.rejectedSentences += 1
             // A timed sentence spoils the epoch of its time; an untimed one (GSA, VTG, GSV) the epoch it arrives in,
             // as its other fields would have. One whose time itself is unreadable cannot be placed: it is dropped.
-            if let field = NMEAFieldRules.timeField[s.type] {
-                guard let time = NMEAFields.timeOfDay(s[field]) else { return readings }
+            if let field = NMEAFieldRules.timeField(of: s.kind) {
+                guard let time = NMEAFields.timeOfDay(s.bytes(ofField: field)) else { return readings }
                 startEpochIfNeeded(time, into: &readings)
             }
             epoch.rejected = true
@@ -200,108 +200,118 @@ public struct NMEAEpochAssembler: Sendable {
     /// Where `s` stands in the epoch: its address and how many of that address came before; the last message of
     /// a GSV group is marked as such (groups grow and shrink with the satellites in view).
     private mutating func markOf(_ s: NMEASentence) -> CycleMark {
-        let address = s.talker + s.type
-        if s.type == "GSV" { return CycleMark(address: address, occurrence: s[0] == s[1] ? 0 : -1) }
-        let occurrence = (epoch.occurrences[address] ?? 0) + 1
-        epoch.occurrences[address] = occurrence
-        return CycleMark(address: address, occurrence: occurrence)
+        let address = s.address
+        if s.kind == .gsv { return CycleMark(address: address, occurrence: s.bytes(ofField: 0) == s.bytes(ofField: 1) ? 0 : -1) }
+        return CycleMark(address: address, occurrence: epoch.count(address))
     }
 
     private mutating func read(_ s: NMEASentence, into readings: inout [GNSSReading]) {
-        switch s.type {
-        case "RMC":
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
-            if let date = NMEAFields.date(s[8]) { setDate(date) }
-            let modeIndicator = s[11].first
-            let valid = s[1] == "A" ? modeIndicator != "N" : Self.validModeIndicator(modeIndicator)
-            if modeIndicator == "E" { epoch.estimated = true }
-            setPosition(lat: NMEAFields.latitude(s[2], s[3]), lon: NMEAFields.longitude(s[4], s[5]), valid: valid)
+        func field(_ index: Int) -> NMEAField { s.bytes(ofField: index) }
+        func letter(_ index: Int) -> UInt8? { s.bytes(ofField: index).first }
+        // Status `A`: data valid.
+        func isActive(_ index: Int) -> Bool { s.field(index, is: UInt8(ascii: "A")) }
+        switch s.kind {
+        case .rmc:
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(0)), into: &readings)
+            if let date = NMEAFields.date(field(8)) { setDate(date) }
+            let modeIndicator = letter(11)
+            let valid = isActive(1) ? modeIndicator != UInt8(ascii: "N") : Self.validModeIndicator(modeIndicator)
+            if modeIndicator == UInt8(ascii: "E") { epoch.estimated = true }
+            setPosition(lat: NMEAFields.latitude(field(2), field(3)), lon: NMEAFields.longitude(field(4), field(5)), valid: valid)
             if valid {
-                if let knots = NMEAFields.number(s[6]) { epoch.speedKnots = knots }
-                if let course = NMEAFields.number(s[7]) { epoch.course = course }
+                if let knots = NMEAFields.number(field(6)) { epoch.speedKnots = knots }
+                if let course = NMEAFields.number(field(7)) { epoch.course = course }
             }
-        case "GGA":
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
-            let quality = NMEAFields.integer(s[5])
+        case .gga:
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(0)), into: &readings)
+            let quality = NMEAFields.integer(field(5))
             epoch.ggaQuality = quality
             if quality == 6 { epoch.estimated = true }
             readFixSentence(s, valid: quality.map { (1...6).contains($0) } ?? false)
-        case "GNS":
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
+        case .gns:
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(0)), into: &readings)
             // One mode indicator per constellation; any valid one makes a fix.
-            readFixSentence(s, valid: s[5].contains { Self.validModeIndicator($0) })
-            if s[5].contains("E"), !s[5].contains(where: { "ADPRF".contains($0) }) { epoch.estimated = true }
-        case "GLL":
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[4]), into: &readings)
-            let modeIndicator = s[6].first
-            let valid = s[5] == "A" ? modeIndicator != "N" : Self.validModeIndicator(modeIndicator)
-            if modeIndicator == "E" { epoch.estimated = true }
-            setPosition(lat: NMEAFields.latitude(s[0], s[1]), lon: NMEAFields.longitude(s[2], s[3]), valid: valid)
-        case "GSA":
-            if let mode = NMEAFields.integer(s[1]), (1...3).contains(mode) {
+            let modes = field(5)
+            readFixSentence(s, valid: modes.contains { Self.validModeIndicator($0) })
+            if modes.contains(UInt8(ascii: "E")), !modes.contains(where: { Self.validModeIndicator($0) && $0 != UInt8(ascii: "E") }) {
+                epoch.estimated = true
+            }
+        case .gll:
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(4)), into: &readings)
+            let modeIndicator = letter(6)
+            let valid = isActive(5) ? modeIndicator != UInt8(ascii: "N") : Self.validModeIndicator(modeIndicator)
+            if modeIndicator == UInt8(ascii: "E") { epoch.estimated = true }
+            setPosition(lat: NMEAFields.latitude(field(0), field(1)), lon: NMEAFields.longitude(field(2), field(3)), valid: valid)
+        case .gsa:
+            if let mode = NMEAFields.integer(field(1)), (1...3).contains(mode) {
                 // Several GSAs per epoch (one per constellation) report the same mode; keep the best.
                 epoch.gsaMode = max(epoch.gsaMode ?? 0, mode)
             }
-            epoch.gsaSatellites += (2...13).filter { !s[$0].isEmpty }.count
-            if let hdop = NMEAFields.number(s[15]) { epoch.hdop = hdop }
-        case "VTG":
-            let modeIndicator = s[8].first
-            if modeIndicator == "E" { epoch.estimated = true }
-            if modeIndicator != "N" {
-                if let course = NMEAFields.number(s[0]) { epoch.course = course }
-                if let knots = NMEAFields.number(s[4]) {
+            for index in 2...13 where !field(index).isEmpty { epoch.gsaSatellites += 1 }
+            if let hdop = NMEAFields.number(field(15)) { epoch.hdop = hdop }
+        case .vtg:
+            let modeIndicator = letter(8)
+            if modeIndicator == UInt8(ascii: "E") { epoch.estimated = true }
+            if modeIndicator != UInt8(ascii: "N") {
+                if let course = NMEAFields.number(field(0)) { epoch.course = course }
+                if let knots = NMEAFields.number(field(4)) {
                     epoch.speedKnots = knots
-                } else if let kmh = NMEAFields.number(s[6]) {
+                } else if let kmh = NMEAFields.number(field(6)) {
                     epoch.speedKnots = kmh / 1.852
                 }
             }
-        case "GST":
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
-            if let lat = NMEAFields.number(s[5]), let lon = NMEAFields.number(s[6]) { epoch.gstSigmas = (lat, lon) }
-        case "ZDA":
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
-            if let day = NMEAFields.integer(s[1]), let month = NMEAFields.integer(s[2]), let year = NMEAFields.integer(s[3]),
+        case .gst:
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(0)), into: &readings)
+            if let lat = NMEAFields.number(field(5)), let lon = NMEAFields.number(field(6)) { epoch.gstSigmas = (lat, lon) }
+        case .zda:
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(0)), into: &readings)
+            if let day = NMEAFields.integer(field(1)), let month = NMEAFields.integer(field(2)), let year = NMEAFields.integer(field(3)),
                 (1...12).contains(month), (1...31).contains(day), year >= 1980
             {
                 setDate((year, month, day))
             }
-        case "PSRFEPE":
+        case .sirfErrorEstimate:
             // SiRF's error estimate leads its epoch and carries the epoch's time: it opens the epoch.
-            startEpochIfNeeded(NMEAFields.timeOfDay(s[0]), into: &readings)
-        case "GSV":
+            startEpochIfNeeded(NMEAFields.timeOfDay(field(0)), into: &readings)
+        case .gsv:
             // Each constellation's GSV group reports its own count in its first message: the sum is all in view.
-            if s[1] == "1", let inView = NMEAFields.integer(s[2]) {
+            if s.field(1, is: UInt8(ascii: "1")), let inView = NMEAFields.integer(field(2)) {
                 // Bounded: each count is at most 255 (NMEAFieldRules), and an epoch's sum stops at 10 000.
                 epoch.satellitesInView = min(10_000, (epoch.satellitesInView ?? 0) + inView)
             }
             // Then up to four satellites: PRN, elevation, azimuth, signal (dB-Hz, empty when not tracked). NMEA 4.1
             // appends a signal id, which leaves the block layout unchanged.
-            for block in stride(from: 3, to: s.fields.count - 3, by: 4) {
-                if let snr = NMEAFields.integer(s[block + 3]), (0...99).contains(snr) {
+            for block in stride(from: 3, to: s.fieldCount - 3, by: 4) {
+                if let snr = NMEAFields.integer(field(block + 3)), (0...99).contains(snr) {
                     epoch.signalSum += Double(snr)
                     epoch.signalCount += 1
                 }
             }
             return
-        default:
+        case .other:
             statistics.ignoredSentences += 1
         }
     }
 
     /// GGA and GNS share their layout from field 1: position, (quality or modes), satellites used, HDOP, altitude.
     private mutating func readFixSentence(_ s: NMEASentence, valid: Bool) {
-        setPosition(lat: NMEAFields.latitude(s[1], s[2]), lon: NMEAFields.longitude(s[3], s[4]), valid: valid)
-        if let used = NMEAFields.integer(s[6]) { epoch.satellitesUsed = used }
-        if let hdop = NMEAFields.number(s[7]) { epoch.hdop = hdop }
-        if valid, let altitude = NMEAFields.number(s[8]) {
+        setPosition(
+            lat: NMEAFields.latitude(s.bytes(ofField: 1), s.bytes(ofField: 2)), lon: NMEAFields.longitude(s.bytes(ofField: 3), s.bytes(ofField: 4)),
+            valid: valid)
+        if let used = NMEAFields.integer(s.bytes(ofField: 6)) { epoch.satellitesUsed = used }
+        if let hdop = NMEAFields.number(s.bytes(ofField: 7)) { epoch.hdop = hdop }
+        if valid, let altitude = NMEAFields.number(s.bytes(ofField: 8)) {
             epoch.altitude = altitude
             epoch.hasAltitude = true
         }
     }
 
-    static func validModeIndicator(_ c: Character?) -> Bool {
-        guard let c else { return false }
-        return "ADPRFE".contains(c)
+    /// A mode indicator that means a fix: autonomous, differential, precise, RTK (fixed or float), estimated.
+    static func validModeIndicator(_ letter: UInt8?) -> Bool {
+        switch letter {
+        case UInt8(ascii: "A"), UInt8(ascii: "D"), UInt8(ascii: "P"), UInt8(ascii: "R"), UInt8(ascii: "F"), UInt8(ascii: "E"): true
+        default: false
+        }
     }
 
     // MARK: - Epochs
@@ -457,7 +467,23 @@ extension NMEAEpochAssembler.Epoch {
         if let inView = untimed.satellitesInView { satellitesInView = (satellitesInView ?? 0) + inView }
         signalSum += untimed.signalSum
         signalCount += untimed.signalCount
-        for (address, count) in untimed.occurrences { occurrences[address, default: 0] += count }
+        for (address, count) in untimed.occurrences { add(count, of: address) }
+    }
+
+    /// Counts one more sentence of `address` in this epoch and returns how many it has had, this one included.
+    mutating func count(_ address: String) -> Int {
+        add(1, of: address)
+    }
+
+    /// Adds `count` sentences of `address` and returns how many the epoch has had.
+    @discardableResult
+    private mutating func add(_ count: Int, of address: String) -> Int {
+        if let index = occurrences.firstIndex(where: { $0.address == address }) {
+            occurrences[index].count += count
+            return occurrences[index].count
+        }
+        occurrences.append((address, count))
+        return count
     }
 }
 

@@ -1,17 +1,88 @@
 /// One NMEA 0183 sentence, split into fields. The checksum has been verified (or was absent).
+///
+/// The sentence keeps its bytes and where each field lies in them: the assembler reads fields as bytes (a fix's
+/// epoch is read once every 100 ms, when little of what it touches is in the caches, so the fewer strings,
+/// dictionaries and allocations it touches the faster it is: `navbench nmea-paced`). ``talker``, ``type`` and the
+/// `Substring` fields are there for reading a sentence by eye and in tests.
 public struct NMEASentence: Hashable, Sendable {
-    /// Talker id: `GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `GQ`, `GI`, `QZ`, ... Empty for proprietary sentences.
-    public var talker: String
-    /// Sentence type: `RMC`, `GGA`, ... For proprietary sentences (`$P...`), the whole address, e.g. `PGRME`.
-    public var type: String
-    /// The fields after the address, in order (empty strings for empty fields).
-    public var fields: [Substring]
+    /// The address and the fields: the bytes between `$` and `*`, printable ASCII.
+    let body: ArraySlice<UInt8>
+    /// Where the address ends in ``body`` (the first comma, or the end).
+    let addressEnd: Int
+    /// Where each field lies in ``body``, in order.
+    let fieldRanges: [Range<Int>]
+    /// What kind of sentence this is, for the types the assembler reads.
+    let kind: NMEASentenceKind
     /// False when the sentence carried no checksum (some old receivers omit it).
-    public var hadChecksum: Bool
+    public let hadChecksum: Bool
+
+    /// Talker id: `GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `GQ`, `GI`, `QZ`, ... Empty for proprietary sentences.
+    public var talker: String {
+        body[body.startIndex] == UInt8(ascii: "P") ? "" : String(decoding: body[body.startIndex..<body.startIndex + 2], as: UTF8.self)
+    }
+
+    /// Sentence type: `RMC`, `GGA`, ... For proprietary sentences (`$P...`), the whole address, e.g. `PGRME`.
+    public var type: String {
+        let start = body[body.startIndex] == UInt8(ascii: "P") ? body.startIndex : body.startIndex + 2
+        return String(decoding: body[start..<addressEnd], as: UTF8.self)
+    }
+
+    /// The address, talker and type together (`GPRMC`, `PGRME`).
+    var address: String { String(decoding: body[body.startIndex..<addressEnd], as: UTF8.self) }
+
+    /// The fields after the address, in order (empty strings for empty fields).
+    public var fields: [Substring] { fieldRanges.map { Substring(String(decoding: body[$0], as: UTF8.self)) } }
+
+    /// How many fields follow the address.
+    public var fieldCount: Int { fieldRanges.count }
 
     /// The field at `index`, or an empty string when the sentence is shorter.
     public subscript(index: Int) -> Substring {
-        index < fields.count ? fields[index] : ""
+        Substring(String(decoding: bytes(ofField: index), as: UTF8.self))
+    }
+
+    /// True when the field at `index` is exactly the one character `character` (a status, a message number).
+    func field(_ index: Int, is character: UInt8) -> Bool {
+        bytes(ofField: index).elementsEqual(CollectionOfOne(character))
+    }
+
+    /// The bytes of the field at `index`, empty when the sentence is shorter.
+    func bytes(ofField index: Int) -> ArraySlice<UInt8> {
+        index < fieldRanges.count ? body[fieldRanges[index]] : body[body.endIndex...]
+    }
+}
+
+/// The sentence types the epoch assembler reads, told apart once, when a sentence is parsed.
+enum NMEASentenceKind: Hashable, Sendable {
+    case rmc, gga, gns, gll, gsa, vtg, gst, zda, gsv
+    /// SiRF's error estimate, `$PSRFEPE`.
+    case sirfErrorEstimate
+    /// Any other type, proprietary sentences included.
+    case other
+
+    /// The kind of a sentence with this address (the bytes before the first comma).
+    init(address: ArraySlice<UInt8>) {
+        let start = address.startIndex
+        if address[start] == UInt8(ascii: "P") {
+            self = address.elementsEqual("PSRFEPE".utf8) ? .sirfErrorEstimate : .other
+            return
+        }
+        guard address.count == 5 else {
+            self = .other
+            return
+        }
+        switch (address[start + 2], address[start + 3], address[start + 4]) {
+        case (UInt8(ascii: "R"), UInt8(ascii: "M"), UInt8(ascii: "C")): self = .rmc
+        case (UInt8(ascii: "G"), UInt8(ascii: "G"), UInt8(ascii: "A")): self = .gga
+        case (UInt8(ascii: "G"), UInt8(ascii: "N"), UInt8(ascii: "S")): self = .gns
+        case (UInt8(ascii: "G"), UInt8(ascii: "L"), UInt8(ascii: "L")): self = .gll
+        case (UInt8(ascii: "G"), UInt8(ascii: "S"), UInt8(ascii: "A")): self = .gsa
+        case (UInt8(ascii: "V"), UInt8(ascii: "T"), UInt8(ascii: "G")): self = .vtg
+        case (UInt8(ascii: "G"), UInt8(ascii: "S"), UInt8(ascii: "T")): self = .gst
+        case (UInt8(ascii: "Z"), UInt8(ascii: "D"), UInt8(ascii: "A")): self = .zda
+        case (UInt8(ascii: "G"), UInt8(ascii: "S"), UInt8(ascii: "V")): self = .gsv
+        default: self = .other
+        }
     }
 }
 
@@ -38,9 +109,10 @@ extension NMEASentence {
         var hadChecksum = false
         if let star = bytes.lastIndex(of: UInt8(ascii: "*")) {
             let checksumText = bytes[(star + 1)...]
-            guard checksumText.count == 2, let expected = UInt8(String(decoding: checksumText, as: UTF8.self), radix: 16) else {
+            guard checksumText.count == 2, let high = Self.hexDigit(checksumText.first!), let low = Self.hexDigit(checksumText.last!) else {
                 throw .badChecksum
             }
+            let expected = high << 4 | low
             let body = bytes[..<star]
             guard body.reduce(0, ^) == expected else { throw .badChecksum }
             bytes = body
@@ -48,37 +120,47 @@ extension NMEASentence {
         }
         // Printable ASCII only: anything else is line noise.
         guard !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { throw .notASentence }
-        let text = String(decoding: bytes, as: UTF8.self)
-        // Printable ASCII: one byte per character, so the fields are cut at the commas' bytes (splitting by
-        // Character and asking each character's Unicode properties was a tenth of a fix's time in navd).
-        // The address is the first part and not a field: it is kept apart rather than removed from the front of
-        // the fields (which moved every field).
-        var addressPart: Substring?
-        var parts: [Substring] = []
-        parts.reserveCapacity(24)
-        let utf8 = text.utf8
-        var fieldStart = utf8.startIndex
-        var index = fieldStart
-        while index != utf8.endIndex {
-            if utf8[index] == UInt8(ascii: ",") {
-                if addressPart == nil { addressPart = text[fieldStart..<index] } else { parts.append(text[fieldStart..<index]) }
-                fieldStart = utf8.index(after: index)
-            }
-            index = utf8.index(after: index)
+        // The fields are cut at the commas' bytes; the address is the part before the first comma.
+        var addressEnd: Int?
+        var fieldRanges: [Range<Int>] = []
+        fieldRanges.reserveCapacity(24)
+        var fieldStart = bytes.startIndex
+        for index in bytes.indices where bytes[index] == UInt8(ascii: ",") {
+            if addressEnd == nil { addressEnd = index } else { fieldRanges.append(fieldStart..<index) }
+            fieldStart = index + 1
         }
-        if addressPart == nil { addressPart = text[fieldStart..<utf8.endIndex] } else { parts.append(text[fieldStart..<utf8.endIndex]) }
-        let address = addressPart!
-        guard address.utf8.count >= 3, address.utf8.allSatisfy(Self.isASCIILetterOrDigit) else { throw .notASentence }
-        if address.hasPrefix("P") {
-            return NMEASentence(talker: "", type: String(address), fields: parts, hadChecksum: hadChecksum)
-        }
-        guard address.utf8.count == 5 else { throw .notASentence }
+        if addressEnd == nil { addressEnd = bytes.endIndex } else { fieldRanges.append(fieldStart..<bytes.endIndex) }
+        let address = bytes[bytes.startIndex..<addressEnd!]
+        guard address.count >= 3, address.allSatisfy(Self.isASCIILetterOrDigit) else { throw .notASentence }
+        // Proprietary sentences (`$P...`) have no talker; any other address is a talker and a type of three.
+        guard address.first == UInt8(ascii: "P") || address.count == 5 else { throw .notASentence }
         return NMEASentence(
-            talker: String(address.prefix(2)), type: String(address.dropFirst(2)), fields: parts, hadChecksum: hadChecksum)
+            body: bytes, addressEnd: addressEnd!, fieldRanges: fieldRanges, kind: NMEASentenceKind(address: address),
+            hadChecksum: hadChecksum)
     }
 }
 
 extension NMEASentence {
+    /// Equal when their bytes are: the fields follow from them.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.hadChecksum == rhs.hadChecksum && lhs.body == rhs.body
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(hadChecksum)
+        hasher.combine(body)
+    }
+
+    /// The value of a hexadecimal digit (either case), nil for any other byte.
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
     static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true

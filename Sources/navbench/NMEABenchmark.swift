@@ -41,6 +41,42 @@ struct NMEABenchmark {
         ]
     }
 
+    /// The `index`th fix of a 10 Hz drive north through Helsinki at 10 m/s, for the receiver's sentences.
+    static func epochFix(_ index: Int) -> UserLocation {
+        UserLocation(
+            coordinate: GeographicCoordinate(latitude: 60.17 + Double(index) * 1e-5, longitude: 24.94), horizontalAccuracy: 3,
+            course: CourseOverGround(degrees: 10), speed: Speed(metersPerSecond: 10),
+            timestamp: Date(timeIntervalSince1970: 1_795_241_290 + Double(index) * 0.1))
+    }
+
+    /// One epoch at a time, as a receiver sends them: `epochs` epochs 100 ms apart, each epoch's bytes fed at once
+    /// and timed alone (the assembler's reading out of them), for RMC+GGA and for the five sentences of a
+    /// receiver that reports GST. At 10 Hz the code and data an epoch touches are mostly out of the caches when
+    /// it comes (the throughput figure above runs them hot); this is what a fix's assembly costs inside navd.
+    static func paced(epochs: Int = 200) -> [Figure] {
+        var figures: [Figure] = []
+        for (profile, label) in [(NMEAReceiverProfile.rmcThenGGA, "RMC+GGA"), (.withGST, "GGA, GSA, GST, RMC, VTG")] {
+            var assembler = NMEAEpochAssembler(rollover: .none)
+            var micros: [Double] = []
+            for i in 0..<epochs + 5 {
+                let bytes = Array(NMEAWriter.sentences(for: epochFix(i), profile: profile).map { $0 + "\r\n" }.joined().utf8)
+                usleep(100_000)
+                let before = monotonicSeconds()
+                let readings = bytes.withUnsafeBytes { assembler.append(bytes: $0) }
+                let after = monotonicSeconds()
+                // From the second epoch on, the learned cycle end emits each epoch's reading within its own bytes.
+                if i >= 5 {
+                    precondition(readings.count == 1 && readings[0].fix != nil, "epoch \(i) gave \(readings)")
+                    micros.append((after - before) * 1e6)
+                }
+            }
+            let sample = Percentiles(micros)
+            progress("nmea paced (\(label)): \(epochs) epochs 100 ms apart")
+            figures.append(Figure("NMEA epoch at 10 Hz, \(label), p50", sample.median, "µs"))
+        }
+        return figures
+    }
+
     /// Writes RMC+GGA pairs into a socat pty at 10 Hz and measures write → fix emitted by the serial source.
     static func ptyLatency(samples: Int = 300) async -> [Figure] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navbench-\(UUID().uuidString)")
@@ -66,11 +102,8 @@ struct NMEABenchmark {
         defer { close(fd) }
         var readings = source.feed.readings.makeAsyncIterator()
         var latencies: [Double] = []
-        let start = Date(timeIntervalSince1970: 1_795_241_290)
         for i in 0..<samples + 5 {
-            let fix = UserLocation(
-                coordinate: GeographicCoordinate(latitude: 60.17 + Double(i) * 1e-5, longitude: 24.94), horizontalAccuracy: 3,
-                course: CourseOverGround(degrees: 10), speed: Speed(metersPerSecond: 10), timestamp: start.addingTimeInterval(Double(i) * 0.1))
+            let fix = epochFix(i)
             let text = NMEAWriter.sentences(for: fix).map { $0 + "\r\n" }.joined()
             let bytes = Array(text.utf8)
             let written = monotonicSeconds()

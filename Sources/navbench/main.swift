@@ -7,7 +7,8 @@ import Foundation
 //   navbench route-parse [--steps N] [--iterations K] [--write-response FILE]
 //   navbench route-answer                        navd's own work on a real Valhalla answer
 //   navbench controller
-//   navbench nmea [CORPUS_DIR]
+//   navbench nmea [CORPUS_DIR]                   throughput (hot), then one epoch every 100 ms (cold)
+//   navbench nmea-paced                          only the epochs 100 ms apart
 //   navbench pty-latency
 //   navbench daemon-loop
 //   navbench field [--epochs N] [--keep]         the real navd, gpsd and Valhalla (NAVD_VALHALLA_URL)
@@ -84,7 +85,7 @@ func soak() -> [Figure] {
 var figures: [Figure]
 switch arguments.first {
 case "all":
-    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + (await DaemonBenchmark().run()) + field() + freeDrive() + scaling()
+    figures = routeParse() + RouteAnswerBenchmark().run() + ControllerBenchmark().run() + NMEABenchmark.throughput(corpus: corpus) + NMEABenchmark.paced() + (await DaemonBenchmark().run()) + field() + freeDrive() + scaling()
 case "route-parse":
     figures = routeParse()
 case "route-answer":
@@ -93,6 +94,9 @@ case "controller":
     figures = ControllerBenchmark().run()
 case "nmea":
     figures = NMEABenchmark.throughput(corpus: arguments.count > 1 && !arguments[1].hasPrefix("--") ? arguments[1] : corpus)
+        + NMEABenchmark.paced()
+case "nmea-paced":
+    figures = NMEABenchmark.paced()
 case "pty-latency":
     figures = await NMEABenchmark.ptyLatency()
 case "daemon-loop":
@@ -110,7 +114,7 @@ case "soak":
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | scaling | route-sizes | soak [--hours H] [--speedup S] [--clients N]\n"
+            "usage: navbench all [--json FILE] [--epochs N] | route-parse [--steps N] [--iterations K] [--write-response FILE] | route-answer | controller | nmea [CORPUS_DIR] | nmea-paced | pty-latency | daemon-loop | field [--epochs N] | free-drive [--free-epochs N] | scaling | route-sizes | soak [--hours H] [--speedup S] [--clients N]\n"
                 .utf8))
     exit(2)
 }
