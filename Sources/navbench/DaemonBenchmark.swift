@@ -19,7 +19,6 @@ struct DaemonBenchmark {
         let fixes = LocationSimulator(speed: 25, sampleRate: 1, noise: 4, seed: 3).simulate(along: route.geometry)
         for clientCount in [1, 20, 100, 1000] {
             let hub = EventHub()
-            let scheduler = WriterScheduler()
             var peers: [Int32] = []
             for id in 0..<clientCount {
                 var pair: [Int32] = [0, 0]
@@ -32,7 +31,7 @@ struct DaemonBenchmark {
                     fail("NIO did not take the socket: \(error)")
                 }
                 let client = ClientConnection(id: id, peer: PeerCredentials(pid: 0, uid: 0, gid: 0), mayControl: true, queueLimit: 1 << 20)
-                ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: scheduler)
+                ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: hub.writers)
                 hub.add(client)
                 peers.append(pair[1])
             }

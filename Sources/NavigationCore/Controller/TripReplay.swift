@@ -99,7 +99,7 @@ public struct TripReplay: Sendable {
                 continue
             }
             let jumped = if case .acceptedAfterJump = verdict { true } else { false }
-            state = state.navigating == nil ? controller.initialState(for: fix) : controller.update(state, with: fix, afterJump: jumped)
+            state = !state.isNavigating ? controller.initialState(for: fix) : controller.update(state, with: fix, afterJump: jumped)
             report(state, time: fix.timestamp)
         }
         return outputs

@@ -13,6 +13,19 @@ public enum TripState: Sendable {
         if case .navigating(let state) = self { return state }
         return nil
     }
+
+    /// True while navigating: asked without taking the state out (``navigating`` returns a copy of it).
+    public var isNavigating: Bool {
+        if case .navigating = self { return true }
+        return false
+    }
+
+    /// While navigating, the distance left (metres) and whether the vehicle is off the route: read in place,
+    /// for a status line written on every fix.
+    public var distanceRemainingAndOffRoute: (distance: Double, offRoute: Bool)? {
+        if case .navigating(let state) = self { return (state.progress.distanceRemaining, state.deviation.isOffRoute) }
+        return nil
+    }
 }
 
 /// Distances and time left, from the snapped position.

@@ -55,7 +55,7 @@ extension TripCoordinator {
 
     /// Publishes `key`'s text, during a trip only (without one there is nothing to guide).
     mutating func announce(_ key: MessageKey, _ values: [String: String] = [:], priority: AnnouncementEvent.Priority = .info) {
-        guard trip != nil else { return }
+        guard Self.holdsTrip(&trip) else { return }
         let catalog = guidance.catalog
         publish(.announcement(AnnouncementEvent(key: key.rawValue, text: catalog.text(key, values), language: guidance.language, priority: priority)))
     }

@@ -180,7 +180,7 @@ extension TripCoordinator {
     ) {
         abandonFreeDrive()
         let voiceBefore = voice
-        if trip != nil {
+        if Self.holdsTrip(&trip) {
             retractInstructions(reason: .newRoute)
             trip = nil
         }

@@ -47,7 +47,7 @@ extension TripCoordinator {
 
     /// `cancel`: ends the trip and every calculation.
     public mutating func cancel() -> CancelReply {
-        let hadTrip = trip != nil
+        let hadTrip = Self.holdsTrip(&trip)
         for session in calculations.keys.sorted() { cancelSession(session, reason: "cancelled by a client") }
         if hadTrip {
             let routeId = trip!.routeId
@@ -134,15 +134,25 @@ extension TripCoordinator {
     }
 
     /// One line for systemd's STATUS=.
+    ///
+    /// A mutating getter, its trip read through `inout`: read by value, the whole trip was copied first, on every
+    /// input the loop runs.
     public var statusLine: String {
-        if let state = trip?.state.navigating {
-            return "navigating, \(HumanReadable.distance(state.progress.distanceRemaining)) left" + (state.deviation.isOffRoute ? " (off route)" : "")
+        mutating get {
+            if let navigating = Self.distanceAndDeviation(&trip) {
+                return "navigating, \(HumanReadable.distance(navigating.distance)) left" + (navigating.offRoute ? " (off route)" : "")
+            }
+            switch phase {
+            case "resuming": return "resuming trip \(trip!.routeId), waiting for GNSS fix"
+            case "waiting_for_fix": return "waiting for GNSS fix"
+            case "calculating": return "calculating route"
+            default: return lastFix == nil ? "idle, waiting for GNSS fix" : "idle, GNSS \(gnssHealth.status.rawValue)"
+            }
         }
-        switch phase {
-        case "resuming": return "resuming trip \(trip!.routeId), waiting for GNSS fix"
-        case "waiting_for_fix": return "waiting for GNSS fix"
-        case "calculating": return "calculating route"
-        default: return lastFix == nil ? "idle, waiting for GNSS fix" : "idle, GNSS \(gnssHealth.status.rawValue)"
-        }
+    }
+
+    /// While navigating, the distance left (metres) and whether the vehicle is off the route, read in place.
+    private static func distanceAndDeviation(_ trip: inout Trip?) -> (distance: Double, offRoute: Bool)? {
+        trip?.state.distanceRemainingAndOffRoute
     }
 }

@@ -34,25 +34,25 @@ extension TripCoordinator {
         lastFixAt = now
         predicted = nil
         startCalculationsWaitingForFix(fix)
-        // The trip is read in place (`trip!`), not copied: a copy of it per fix retained and released every
-        // reference it holds.
+        // The trip is read in place, through `trip?.…` and `inout`, never bound, tested with `!= nil` or read
+        // through `trip!`: each of those copied the whole trip, retaining and releasing every reference it holds.
         // Static: a method on `self` called from here copied the whole coordinator on every fix.
         if let resume = trip?.resumeFrom, let age = Self.staleJournalAge(resume, firstFix: fix, maxAge: settings.journalMaxAge) {
             // GNSS time says the journal is stale (or from another time line: a replay, a receiver reset).
             log(.notice, "not resuming trip \(trip!.routeId): by GNSS time its journal is \(CheckedNumber.clampedWhole(age, rounding: .towardZero)) s old (journal.max_age \(CheckedNumber.clampedWhole(settings.journalMaxAge, rounding: .towardZero)) s)")
             endTrip(reason: "journal too old")
         }
-        guard trip != nil else {
+        guard Self.holdsTrip(&trip) else {
             publish(.tripState(freeDriveState(fix)))
             return
         }
-        let previous = trip!.state
+        let previous = trip?.state ?? .idle  // the trip is there (above); `trip!.state` copied it whole
         let next: TripState
-        if let resume = trip!.resumeFrom {
+        if let resume = trip?.resumeFrom {
             next = trip!.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
             trip!.resumeFrom = nil
             publishRoute(reason: .resumed, session: nil)
-        } else if previous.navigating == nil {
+        } else if !previous.isNavigating {
             next = trip!.controller.initialState(for: fix.location)
         } else {
             // A jump the gate accepted adds nothing to the distance travelled (found by the whole-daemon fuzz:
@@ -142,7 +142,7 @@ extension TripCoordinator {
 
     /// Publishes what changed between `previous` and `next` and stores `next`.
     mutating func apply(_ next: TripState, previous: TripState, fix: GNSSFix, now: Date) {
-        guard trip != nil else { return }
+        guard Self.holdsTrip(&trip) else { return }
         trip!.state = next
         switch next {
         case .idle:
@@ -158,11 +158,13 @@ extension TripCoordinator {
             var record = TripStateRecord(next, time: fix.location.timestamp)
             record.speedAlert = observeSpeed(state: state, fix: fix, time: fix.location.timestamp)
             record.arrival = estimateArrival(state, fix: fix, time: fix.location.timestamp)
-            // Read here, not through a method on `self`: a call to one from this step copied the whole coordinator.
-            record.roadAhead = trip!.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
+            // Read here, not through a method on `self` (a call to one from this step copied the whole coordinator),
+            // and through `trip?`: read through `trip!`, the whole trip was copied first.
+            record.roadAhead = trip?.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
             publish(.tripState(record))
             let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
-            let due = trip!.lastJournalSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
+            let lastSave = trip?.lastJournalSave ?? nil
+            let due = lastSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
             if changed || due { saveJournal(now: now) }
         }
     }
@@ -173,7 +175,7 @@ extension TripCoordinator {
     }
 
     private mutating func publishWaypointsReached(_ state: NavigatingState, before: NavigatingState?) {
-        guard let before, trip != nil else { return }
+        guard let before, Self.holdsTrip(&trip) else { return }
         for index in before.remainingWaypoints.startIndex..<state.remainingWaypoints.startIndex {
             let waypoint = trip!.controller.route.waypoints[index]
             let requestedIndex = trip!.passedBeforeRoute + index - 1
@@ -244,7 +246,7 @@ extension TripCoordinator {
     }
 
     mutating func saveJournal(now: Date) {
-        guard trip?.state.navigating != nil, let record = checkpoint(now: now) else { return }
+        guard trip?.state.isNavigating == true, let record = checkpoint(now: now) else { return }
         trip!.lastJournalSave = now
         effects.append(.saveJournal(record))
     }

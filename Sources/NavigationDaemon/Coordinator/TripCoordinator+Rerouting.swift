@@ -165,7 +165,7 @@ extension TripCoordinator {
 
     /// Withdraws instructions sent for maneuvers the vehicle has not reached.
     mutating func retractInstructions(reason: InstructionRetractedEvent.Reason) {
-        guard trip != nil else { return }
+        guard Self.holdsTrip(&trip) else { return }
         let pending = trip!.ledger.retractAll()
         guard !pending.isEmpty else { return }
         let items = pending.map { sent in

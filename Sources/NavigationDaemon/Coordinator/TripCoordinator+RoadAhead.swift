@@ -19,12 +19,13 @@ extension TripCoordinator {
         let speed = state?.predicted == true || fix?.quality.estimated == true ? nil : fix?.location.speed?.metersPerSecond
         var limit = state == nil ? freeDriveLimit : nil
         var ahead: (value: Double, unit: SpeedUnit, distance: Double)?
-        if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, trip != nil {
+        if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, Self.holdsTrip(&trip) {
             limit = (value, unit)
             if let speed {
                 let rules = speedAlerts.rules
                 let inForce = value * unit.metersPerSecond
-                let run = trip!.limits.firstLimitAhead(of: state.distanceAlong, within: rules.warningDistance(speed: speed)) { run in
+                // Through `trip?`: read through `trip!`, the whole trip was copied first.
+                let run = trip?.limits.firstLimitAhead(of: state.distanceAlong, within: rules.warningDistance(speed: speed)) { run in
                     run.metersPerSecond < inForce && speed / run.unit.metersPerSecond > rules.threshold(.minor, limit: run.value)
                 }
                 if let run { ahead = (run.value, run.unit, max(0, run.start - state.distanceAlong)) }

@@ -299,9 +299,17 @@ public struct TripCoordinator: Sendable {
 
     public var activeRouteId: String? { trip?.routeId }
 
+    /// True while `trip` holds a trip. Asked through `inout` and one of the trip's plain fields with optional
+    /// chaining, which reads the optional's case where it lies: `trip != nil`, matching `.some`, or a getter on the
+    /// coordinator doing either, copied the whole trip to a temporary first (its controller, route, ledger: every
+    /// reference retained and released), on every fix (seen in the release binary's disassembly).
+    static func holdsTrip(_ trip: inout Trip?) -> Bool { trip?.passedBeforeRoute != nil }
+
     // MARK: - Publishing helpers
 
-    mutating func publish(_ event: NavigationEvent, routeId: String? = nil) {
+    /// Consuming: the event moves into the effects (taken by reference, it was copied there: a `trip_state`
+    /// record and all it holds, on every fix).
+    mutating func publish(_ event: consuming NavigationEvent, routeId: String? = nil) {
         effects.append(.publish(event, routeId: routeId ?? trip?.routeId))
     }
 

@@ -71,9 +71,14 @@ public struct EventSequencer: Sendable {
 
     public init(seq: UInt64 = 0) { self.seq = seq }
 
-    public mutating func line(_ event: NavigationEvent, routeId: String?) -> [UInt8] {
+    /// The next event's sequence number.
+    public mutating func next() -> UInt64 {
         seq += 1
-        return EventMessage(seq: seq, routeId: routeId, event: event).line
+        return seq
+    }
+
+    public mutating func line(_ event: consuming NavigationEvent, routeId: String?) -> [UInt8] {
+        EventMessage(seq: next(), routeId: routeId, event: event).line
     }
 }
 

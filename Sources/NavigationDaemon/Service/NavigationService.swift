@@ -48,6 +48,8 @@ public final class NavigationService: DaemonService {
     private let bootId = BootClock.bootId()
     /// Where the loop runs: the event loop that reads the receiver and writes the clients (nil: Swift's pool).
     private let executor: EventLoopTaskExecutor?
+    /// The writers of the clients on the loop's event loop, run at once after an input run in place.
+    private let localWriters: EventLoopWriters?
 
     public init(
         coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
@@ -55,6 +57,7 @@ public final class NavigationService: DaemonService {
         now: @escaping @Sendable () -> Date = { Date() }, eventLoop: (any EventLoop)? = nil
     ) {
         executor = eventLoop.map(EventLoopTaskExecutor.init)
+        localWriters = eventLoop.map { hub.writers.queue(for: $0) }
         self.recording = recording
         self.recordFromStart = recordFromStart
         state = LoopState(coordinator: coordinator, runner: runner)
@@ -96,10 +99,16 @@ public final class NavigationService: DaemonService {
     /// nothing is queued): a fix read from a serial receiver, a command read from a client's socket or an engine's
     /// answer read there then reaches the loop as a function call, without a task resumed for it on the event
     /// loop's queue. Otherwise `input` waits its turn in the inbox.
+    ///
+    /// What the input queued for the clients on this event loop is written right after, in the same call, rather
+    /// than by a job queued behind the read (the serial channel's next read attempt and NIO's bookkeeping came
+    /// first). Not when the input started a calculation: its request is a job queued on this event loop, and it
+    /// goes to the engine before the events are written, as when the loop's task runs an input.
     private func runOrQueue(_ input: Input) {
         if let eventLoop = executor?.eventLoop, eventLoop.inEventLoop, inbox.claimIfIdle() {
-            process(input)
+            let startedCalculation = process(input)
             inbox.release()
+            if !startedCalculation { localWriters?.runNow() }
         } else {
             inbox.yield(input)
         }
@@ -173,12 +182,14 @@ public final class NavigationService: DaemonService {
     }
 
     /// Runs one input: by the loop's task, or in place by a reader that found the loop idle (``LoopInbox``).
-    private func process(_ input: Input) {
+    /// True when it started a route calculation.
+    @discardableResult
+    private func process(_ input: Input) -> Bool {
         let state = self.state
         if case .lateAnswer(let answer, let client) = input {
             deliver(answer.line, to: client)
             client.answered()
-            return
+            return false
         }
         let time = now()
         // The loop input as a value (what is recorded and replayed), and the live objects a command needs.
@@ -194,7 +205,7 @@ public final class NavigationService: DaemonService {
             // A client that is already gone is not added (its connection task has finished).
             guard !connected.outbox.isClosing else {
                 connected.answered()
-                return
+                return false
             }
             client = connected
             loopInput = .connected(client: connected.id, control: connected.mayControl)
@@ -218,7 +229,7 @@ public final class NavigationService: DaemonService {
             loopInput = .reload(settings, configText: ConfigRedaction.redact(configText))
             logger.notice("configuration reloaded")
         case .lateAnswer:
-            return  // answered above
+            return false  // answered above
         }
         // `record` itself is not part of what it records.
         let recorder = command?.type == RecordCommand.type ? nil : recording?.current
@@ -247,11 +258,13 @@ public final class NavigationService: DaemonService {
         // A command answered later is still owed (its `lateAnswer` settles it).
         if command == nil || answer != nil { client?.answered() }
         perform(effects, recorder: recording?.current)
+        // A mutating getter, read in place (a getter on the stored coordinator copied it whole, on every input).
         let status = state.coordinator.statusLine
         if status != state.lastStatus {
             state.lastStatus = status
             readiness.statusChanged(status)
         }
+        return !starts.isEmpty
     }
 
     /// How a command's handler answers after the loop moved on: its answer comes back into the loop's queue.

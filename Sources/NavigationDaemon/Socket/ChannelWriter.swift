@@ -106,6 +106,18 @@ final class EventLoopWriters: Sendable {
         if needsTask { eventLoop.execute { self.runWaiting() } }
     }
 
+    /// Runs the writers waiting now, on the event loop, instead of in the job queued for them (which then finds
+    /// nothing, or what was queued since). `scheduled` stays as it is: while that job is pending, it runs
+    /// whatever is queued next.
+    func runNow() {
+        eventLoop.assertInEventLoop()
+        let writers = state.withLock { state in
+            defer { state.waiting.removeAll(keepingCapacity: true) }
+            return state.waiting
+        }
+        for writer in writers { writer.drain() }
+    }
+
     private func runWaiting() {
         let writers = state.withLock { state in
             defer {

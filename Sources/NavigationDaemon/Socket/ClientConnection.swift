@@ -91,6 +91,8 @@ public final class EventHub: Sendable {
         var nextClientID = 1
     }
     private let state = Mutex(State())
+    /// The clients' writers, one queue per event loop.
+    public let writers = WriterScheduler()
 
     public init() {}
 
@@ -128,13 +130,16 @@ public final class EventHub: Sendable {
         public var overflowed: [ClientConnection]
     }
 
-    /// Assigns the next sequence number and queues the event for every subscribed client.
+    /// Assigns the next sequence number and queues the event for every subscribed client. Only the navigation
+    /// loop publishes, so the line can be written after the number is taken, outside the lock.
+    ///
+    /// Consuming: the event moves into its message (passed on by reference into the lock's closure, it was
+    /// copied there, a `trip_state` record and all it holds).
     @discardableResult
-    public func publish(_ event: NavigationEvent, routeId: String?) -> Published {
+    public func publish(_ event: consuming NavigationEvent, routeId: String?) -> Published {
         let type = event.type
-        let (line, clients) = state.withLock { state in
-            (state.sequencer.line(event, routeId: routeId), Array(state.clients.values))
-        }
+        let (seq, clients) = state.withLock { state in (state.sequencer.next(), Array(state.clients.values)) }
+        let line = EventMessage(seq: seq, routeId: routeId, event: event).line
         var overflowed: [ClientConnection] = []
         let buffer = ByteBuffer(bytes: line)  // one copy for every client
         for client in clients where client.wants(type) {

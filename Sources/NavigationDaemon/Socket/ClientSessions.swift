@@ -13,8 +13,6 @@ final class ClientSessions: Sendable {
     let hub: EventHub
     let navigation: NavigationService
     let logger: Logger
-    /// Client writers, one queue per event loop.
-    let writers = WriterScheduler()
     /// Where clients' connections live: the navigation loop's event loop in navd (its events are written on the
     /// thread that made them), NIO's shared group otherwise.
     let clientEventLoops: any EventLoopGroup
@@ -36,7 +34,7 @@ final class ClientSessions: Sendable {
         let client = ClientConnection(id: hub.makeClientID(), clientPeer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
         let channel = connection.channel
         client.setForceClose { channel.close(promise: nil) }
-        ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: writers)
+        ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: hub.writers)
         if !hub.admit(client, limit: settings.maxClients) {
             logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
             client.outbox.close(after: [.error(id: nil, ProtocolError(.tooManyClients, "navd already has \(settings.maxClients) clients"))])
