@@ -38,3 +38,38 @@ NAVD_RELEASE_FLAGS=(
     -Xlinker "--symbol-ordering-file=$NAVD_ROOT/packaging/navd.order" -Xlinker --no-warn-symbol-ordering
     -Xlinker --no-eh-frame-hdr -Xlinker "$NAVD_ROOT/packaging/discard-unwind-tables.ld"
 )
+
+# Runs `navbench field --epochs N` with navd under valgrind's callgrind, which counts every instruction navd executes
+# (exact, where a clock on a shared machine is not), and leaves one callgrind.PID.out per navd the drive started in
+# WORK. Builds the release binaries as the package does; needs valgrind (installed if missing) and the engines'
+# set-up (scripts/setup). The caller stops the engines (NAVD_RUN_DIR=WORK/engines) when done.
+navd_field_under_callgrind() {
+    local work="$1" epochs="$2"
+    if ! command -v valgrind >/dev/null; then
+        say "Installing valgrind"
+        local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq valgrind >/dev/null
+    fi
+    say "Building (release, as the package builds it)"
+    swift build "${NAVD_RELEASE_FLAGS[@]}" --product navd
+    swift build "${NAVD_RELEASE_FLAGS[@]}" --product navbench
+    local bin
+    bin="$(swift build "${NAVD_RELEASE_FLAGS[@]}" --show-bin-path)"
+    export NAVD_RUN_DIR="$work/engines"
+    eval "$(scripts/engines start valhalla)"
+    # valgrind 3.19 cannot read the DWARF 5 the toolchain writes; the symbol table is all it needs.
+    strip --strip-debug -o "$work/navd.symbols" "$bin/navd"
+    # navbench runs the navd found next to itself: here, navd under callgrind.
+    cp "$bin/navbench" "$work/navbench"
+    cat > "$work/navd" <<EOS
+#!/bin/sh
+exec valgrind --tool=callgrind --callgrind-out-file=$work/callgrind.%p.out --dump-instr=no --collect-jumps=no \
+    --demangle=no "$work/navd.symbols" "\$@"
+EOS
+    chmod +x "$work/navd"
+    say "Running navbench field with navd under callgrind (a few minutes; its timings mean nothing here)"
+    # The drive's figures are not the point (navd runs 20-50x slower); its exit status is not either.
+    "$work/navbench" field --epochs "$epochs" > "$work/navbench.log" 2>&1 || true
+    ls "$work"/callgrind.*.out >/dev/null 2>&1 || { tail -20 "$work/navbench.log" >&2; die "callgrind wrote no profile"; }
+}

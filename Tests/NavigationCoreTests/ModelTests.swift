@@ -31,6 +31,24 @@ struct ModelTests {
         }
     }
 
+    /// Every part of a formatted time is the C library's calendar for the same second (glibc's `gmtime_r`, an
+    /// independent reference), over all the years it writes (0000 to 9999).
+    @Test func timestampFormatMatchesTheCLibrarysCalendar() async {
+        await propertyCheck(count: 500, input: Gen.int(in: ISO8601Timestamp.formattableMillis)) { millis in
+            let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
+            var time = time_t(seconds)
+            var calendar = tm()
+            #expect(gmtime_r(&time, &calendar) != nil)
+            func digits(_ value: Int32, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            let expected = "\(digits(calendar.tm_year + 1900, 4))-\(digits(calendar.tm_mon + 1, 2))-\(digits(calendar.tm_mday, 2))T"
+                + "\(digits(calendar.tm_hour, 2)):\(digits(calendar.tm_min, 2)):\(digits(calendar.tm_sec, 2)).\(digits(Int32(millis - seconds * 1000), 3))Z"
+            #expect(ISO8601Timestamp.format(Date(timeIntervalSince1970: Double(millis) / 1000)) == expected)
+        }
+    }
+
     @Test func userLocationJSONRoundTrips() throws {
         let location = UserLocation(
             coordinate: GeographicCoordinate(latitude: 60.1699, longitude: 24.9384), horizontalAccuracy: 4.5,

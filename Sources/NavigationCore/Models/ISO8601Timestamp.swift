@@ -22,7 +22,33 @@ public enum ISO8601Timestamp {
         let minute = (millisOfDay / 60_000) % 60
         let second = (millisOfDay / 1000) % 60
         let millis = millisOfDay % 1000
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))Z"
+        // Written digit by digit into the string's own storage: made by interpolation of padded parts, one time
+        // took eight strings (a fix's `trip_state` writes two or more).
+        return String(unsafeUninitializedCapacity: 24) { text in
+            func put(_ value: Int64, width: Int, at start: Int) {
+                var rest = value
+                for index in stride(from: start + width - 1, through: start, by: -1) {
+                    text[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                    rest /= 10
+                }
+            }
+            // The years are held to 0000-9999 above, so every part is non-negative and fits its width.
+            put(y, width: 4, at: 0)
+            put(m, width: 2, at: 5)
+            put(d, width: 2, at: 8)
+            put(hour, width: 2, at: 11)
+            put(minute, width: 2, at: 14)
+            put(second, width: 2, at: 17)
+            put(millis, width: 3, at: 20)
+            text[4] = UInt8(ascii: "-")
+            text[7] = UInt8(ascii: "-")
+            text[10] = UInt8(ascii: "T")
+            text[13] = UInt8(ascii: ":")
+            text[16] = UInt8(ascii: ":")
+            text[19] = UInt8(ascii: ".")
+            text[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     /// Parses `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`; returns nil for anything else.
@@ -100,11 +126,5 @@ public enum ISO8601Timestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        var text = String(value)
-        while text.count < width { text = "0" + text }
-        return text
     }
 }

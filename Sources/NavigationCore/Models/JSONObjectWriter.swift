@@ -60,7 +60,8 @@ public struct JSONObjectWriter {
         needsComma = true
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
 
     public mutating func member(_ name: StaticString, _ value: Double?) {

@@ -10,7 +10,9 @@ public final class ClientConnection: Sendable {
     public let peer: ClientPeer
     public let mayControl: Bool
     public let outbox: ClientOutbox
-    private let topicSet = Mutex(Set(EventType.allCases))
+    /// The subscribed event types, a bit each (``EventType/topicBit``): asked for every client on every event,
+    /// where a `Set` under a lock hashed the type's name each time.
+    private let topicMask = Atomic<UInt32>(EventType.allCases.reduce(0) { $0 | $1.topicBit })
     private let closer = HandlerSlot<Void>()
     /// Messages the navigation loop still owes this client: its hello and replies to commands sent.
     private let owed = Mutex(0)
@@ -28,11 +30,14 @@ public final class ClientConnection: Sendable {
 
     /// Event types this client receives (all until it subscribes).
     public var topics: Set<EventType> {
-        get { topicSet.withLock { $0 } }
-        set { topicSet.withLock { $0 = newValue } }
+        get {
+            let mask = topicMask.load(ordering: .acquiring)
+            return Set(EventType.allCases.filter { mask & $0.topicBit != 0 })
+        }
+        set { topicMask.store(newValue.reduce(0) { $0 | $1.topicBit }, ordering: .releasing) }
     }
 
-    public func wants(_ type: EventType) -> Bool { topicSet.withLock { $0.contains(type) } }
+    public func wants(_ type: EventType) -> Bool { topicMask.load(ordering: .acquiring) & type.topicBit != 0 }
 
     private let disconnecting = Mutex(false)
 
