@@ -144,10 +144,16 @@ public struct RouteRefresh: Sendable {
     /// The traffic levels ahead of `along`, one stretch per run of the same level.
     public static func congestion(_ route: Route, index: RouteIndex, from along: Double) -> [CongestionStretch] {
         var stretches: [CongestionStretch] = []
+        // The step's annotations taken once per step, not the whole step copied per segment (on every route change).
+        var annotations = SegmentAnnotations()
+        var annotationsStep = -1
         for segment in 0..<index.segmentCount where index.cumulativeDistance[segment + 1] > along {
-            let step = route.steps[index.segmentStep[segment]]
+            if index.segmentStep[segment] != annotationsStep {
+                annotationsStep = index.segmentStep[segment]
+                annotations = route.steps[annotationsStep].annotations
+            }
             let k = index.segmentIndexInStep[segment]
-            guard k < step.annotations.count, let level = step.annotations[k].congestion else { continue }
+            guard k < annotations.count, let level = annotations[k].congestion else { continue }
             let from = max(0, index.cumulativeDistance[segment] - along), to = index.cumulativeDistance[segment + 1] - along
             if let last = stretches.last, last.level == level, abs(last.to - from) < 0.5 {
                 stretches[stretches.count - 1].to = to

@@ -28,6 +28,74 @@ struct ControllerPropertyTests {
         }
     }
 
+    /// The window's match skips the bearing of a candidate already dearer than the best, and works the fix's
+    /// metres per degree of longitude out once: it must be, to the bit, the cheapest candidate of the window by the
+    /// full cost worked out for every segment (the scan as it was), for fixes off the route at any course and speed.
+    @Test func theMatchIsTheCheapestCandidateByTheFullCost() async {
+        let fixes = zip(Gen.double(in: -200...200), Gen.double(in: -200...200), Gen.double(in: 0..<360), Gen.double(in: 0...40))
+            .array(of: 1...20)
+        await propertyCheck(count: 60, input: Self.routes, fixes, Gen.double(in: 0...1)) { route, fixes, start in
+            guard let controller = try? NavigationController(route: route) else { return }
+            let index = controller.index, matcher = RouteMatcher()
+            for (i, fix) in fixes.enumerated() {
+                let progress = start * index.totalDistance
+                let near = Geodesy.destination(
+                    from: Geodesy.destination(from: index.coordinate(atDistance: progress), distance: abs(fix.0), bearing: fix.0 < 0 ? 180 : 0),
+                    distance: abs(fix.1), bearing: fix.1 < 0 ? 270 : 90)
+                let location = TestRoutes.fix(near, at: Double(i), course: fix.2, speed: fix.3)
+                let lookAhead = matcher.lookAhead(elapsed: 1, speed: fix.3)
+                let hint = index.segment(atDistance: progress)
+                let step = index.segmentStep.isEmpty ? 0 : index.segmentStep[hint]
+                let match = matcher.match(
+                    location, index: index, progress: progress, segmentHint: hint, lookAhead: lookAhead, currentStep: step, expectedTravel: fix.3)
+                let reference = Self.cheapestByFullCost(
+                    matcher, location, index: index, progress: progress, segmentHint: hint, lookAhead: lookAhead, expectedTravel: fix.3)
+                // The segment under the progress is always in the window: there is a cheapest candidate.
+                guard let reference else {
+                    Issue.record("no candidate in the window at \(progress) m")
+                    continue
+                }
+                #expect(match.segment == reference.segment)
+                #expect(match.distanceAlong == reference.distanceAlong)
+                #expect(match.coordinate == reference.coordinate)
+                #expect(match.distanceFromRoute == reference.distanceFromRoute)
+            }
+        }
+    }
+
+    /// The window's scan with every candidate's full cost, its bearing included.
+    static func cheapestByFullCost(
+        _ matcher: RouteMatcher, _ location: UserLocation, index: RouteIndex, progress: Double, segmentHint: Int, lookAhead: Double,
+        expectedTravel: Double
+    ) -> (segment: Int, distanceAlong: Double, coordinate: GeographicCoordinate, distanceFromRoute: Double)? {
+        let plausibleAdvance = 1.5 * expectedTravel + 2.5 * location.horizontalAccuracy + 20
+        let from = progress - matcher.lookBehind, to = progress + lookAhead
+        var first = min(max(0, segmentHint), max(0, index.segmentCount - 1))
+        while first > 0, index.cumulativeDistance[first] > from { first -= 1 }
+        let course = (location.speed?.metersPerSecond ?? 0) >= UserLocation.minimumSpeedForCourse ? location.course?.degrees : nil
+        var best: (segment: Int, distanceAlong: Double, coordinate: GeographicCoordinate, distanceFromRoute: Double)?
+        var bestCost = Double.infinity
+        var segment = first
+        while segment < index.segmentCount, index.cumulativeDistance[segment] <= to {
+            defer { segment += 1 }
+            let projection = Geodesy.closestPoint(on: index.points[segment], index.points[segment + 1], to: location.coordinate)
+            let length = index.cumulativeDistance[segment + 1] - index.cumulativeDistance[segment]
+            let along = index.cumulativeDistance[segment] + projection.fraction * length
+            guard along >= from - length else { continue }
+            var cost = projection.distance + abs(along - progress) * matcher.sequencePenalty
+            cost += max(0, along - progress - plausibleAdvance) * matcher.implausibleAdvancePenalty
+            if let course, length > 1 {
+                let angle = Geodesy.angleBetween(course, index.bearing(ofSegment: segment))
+                cost += matcher.wrongDirectionPenalty * min(1, max(0, (angle - 30) / 60))
+            }
+            if cost <= bestCost {
+                bestCost = cost
+                best = (segment, along, projection.coordinate, projection.distance)
+            }
+        }
+        return best
+    }
+
     @Test func distanceRemainingNeverIncreasesDrivingForward() async {
         await propertyCheck(count: 40, input: Self.routes, Gen.double(in: 3...30)) { route, speed in
             guard let controller = try? NavigationController(route: route) else { return }

@@ -97,4 +97,50 @@ struct InstructionCheckTests {
     func aDistanceIsFoundByItsNumberAndUnit(text: String, found: Bool) {
         #expect(InstructionCheck.countsIn(["metres", "engelska mil", "miles"], text) == found)
     }
+
+    /// The unit check reads each text's words once and lowercases only the words after a number; it must say what the
+    /// check that lowercased and copied every word said, for any text: random texts of digits, unit words in several
+    /// languages and cases, punctuation, ASCII and Unicode white space, letters with marks, other scripts' numbers
+    /// (Arabic-Indic digits, fractions, Roman numerals) and a Greek final sigma.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func theUnitCheckSaysWhatTheCheckOfEveryWordSaid(seed: UInt64) {
+        let pieces = [
+            "2", "0.3", "500", "١٢", "½", "Ⅻ", "ⅻ", "In", "in", "miles", "Miles", "MILES", "mile", "Meilen", "engelska", "mil", "Mil",
+            "feet", "yards", "metres", "meters", "km", "kilometres", "Kilometern", "ΜΊΛΙΑ", "μίλια", "ΟΔΟΣ", "ς", "turn", "Käänny",
+            "oikealle", "İ", "ﬁ", "e\u{301}", ".", ",", "!", "?", ";", ":", "a.", " ", "  ", "\t", "\n", "\u{A0}", "\u{2003}", "\u{3000}", "-",
+        ]
+        let units: [Set<String>] = [
+            ["miles", "mile", "meilen", "engelska mil", "feet", "yards", "μίλια"], ["metres", "meters", "km", "kilometern", "mil"],
+        ]
+        var generator = SeededRandomNumberGenerator(seed: seed)
+        for _ in 0..<5_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...9, using: &generator) {
+                text += pieces.randomElement(using: &generator)!
+                if Bool.random(using: &generator) { text += " " }
+            }
+            for unitWords in units {
+                #expect(InstructionCheck.countsIn(unitWords, text) == Self.countsInEveryWordLowercased(unitWords, text), "\(text.debugDescription)")
+            }
+        }
+    }
+
+    /// The unit check as it was: the whole text lowercased, split into words, each word copied.
+    static func countsInEveryWordLowercased(_ units: Set<String>, _ text: String) -> Bool {
+        let tokens = text.lowercased().unicodeScalars.split { scalar in
+            scalar.value < 0x80 ? scalar == " " || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
+        }.map { String(String.UnicodeScalarView($0)) }
+        func trimmed(_ token: String) -> String {
+            var text = Substring(token)
+            while let last = text.last, ".,;:!?".contains(last) { text = text.dropLast() }
+            return String(text)
+        }
+        for (index, token) in tokens.enumerated().dropLast() {
+            guard let first = token.unicodeScalars.first, first.properties.numericType != nil else { continue }
+            let next = trimmed(tokens[index + 1])
+            if units.contains(next) { return true }
+            if index + 2 < tokens.count, units.contains(tokens[index + 1] + " " + trimmed(tokens[index + 2])) { return true }
+        }
+        return false
+    }
 }

@@ -63,17 +63,21 @@ public struct RouteMatcher: Sendable {
         var bestCost = Double.infinity
         var currentStepDistance = Double.infinity
         let course = (location.speed?.metersPerSecond ?? 0) >= UserLocation.minimumSpeedForCourse ? location.course?.degrees : nil
+        let metersPerDegreeLongitude = Geodesy.metersPerDegreeLongitude(at: location.coordinate.latitude)
         var segment = first
         while segment < index.segmentCount, index.cumulativeDistance[segment] <= to {
             defer { segment += 1 }
             let a = index.points[segment], b = index.points[segment + 1]
-            let projection = Geodesy.closestPoint(on: a, b, to: location.coordinate)
+            let projection = Geodesy.closestPoint(on: a, b, to: location.coordinate, metersPerDegreeLongitude: metersPerDegreeLongitude)
             if index.segmentStep[segment] == currentStep { currentStepDistance = min(currentStepDistance, projection.distance) }
             let length = index.cumulativeDistance[segment + 1] - index.cumulativeDistance[segment]
             let along = index.cumulativeDistance[segment] + projection.fraction * length
             guard along >= from - length else { continue }
             var cost = projection.distance + abs(along - progress) * sequencePenalty
             if let plausibleAdvance { cost += max(0, along - progress - plausibleAdvance) * implausibleAdvancePenalty }
+            // The direction's penalty only adds: a candidate already dearer than the best cannot win, and its
+            // segment's bearing (three sines, three cosines and an arctangent, on every fix) is not worked out.
+            if cost > bestCost, wrongDirectionPenalty >= 0 { continue }
             if let course, length > 1 {
                 // Graded from 30° (a lane change, a curve) to the full penalty at 90° and beyond.
                 let angle = Geodesy.angleBetween(course, index.bearing(ofSegment: segment))

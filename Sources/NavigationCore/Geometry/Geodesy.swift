@@ -59,8 +59,20 @@ public enum Geodesy {
     public static func closestPoint(on a: GeographicCoordinate, _ b: GeographicCoordinate, to point: GeographicCoordinate)
         -> SegmentProjection
     {
+        closestPoint(on: a, b, to: point, metersPerDegreeLongitude: metersPerDegreeLongitude(at: point.latitude))
+    }
+
+    /// Metres per degree of longitude at `latitude` (degrees), on the sphere of ``earthRadius``.
+    public static func metersPerDegreeLongitude(at latitude: Double) -> Double {
+        earthRadius * .pi / 180 * cos(radians(latitude))
+    }
+
+    /// ``closestPoint(on:_:to:)`` with `point`'s ``metersPerDegreeLongitude(at:)`` worked out by the caller, once
+    /// for the many segments of a window (a cosine each, the same value every time).
+    public static func closestPoint(
+        on a: GeographicCoordinate, _ b: GeographicCoordinate, to point: GeographicCoordinate, metersPerDegreeLongitude metersPerDegreeLon: Double
+    ) -> SegmentProjection {
         let metersPerDegreeLat = earthRadius * .pi / 180
-        let metersPerDegreeLon = metersPerDegreeLat * cos(radians(point.latitude))
         let ax = (a.longitude - point.longitude) * metersPerDegreeLon, ay = (a.latitude - point.latitude) * metersPerDegreeLat
         let bx = (b.longitude - point.longitude) * metersPerDegreeLon, by = (b.latitude - point.latitude) * metersPerDegreeLat
         let dx = bx - ax, dy = by - ay

@@ -107,8 +107,10 @@ public final class NavigationService: DaemonService {
     private func runOrQueue(_ input: Input) {
         if let eventLoop = executor?.eventLoop, eventLoop.inEventLoop, inbox.claimIfIdle() {
             let startedCalculation = process(input)
+            let bookkeeping = state.takeBookkeeping()
             inbox.release()
             if !startedCalculation { localWriters?.runNow() }
+            perform(bookkeeping)
         } else {
             inbox.yield(input)
         }
@@ -165,7 +167,10 @@ public final class NavigationService: DaemonService {
 
     private func loop() async {
         await withGracefulShutdownHandler {
-            while let input = await inbox.next() { process(input) }
+            while let input = await inbox.next() {
+                process(input)
+                perform(state.takeBookkeeping())
+            }
         } onGracefulShutdown: { [inbox] in
             inbox.finish()
         }
@@ -334,22 +339,44 @@ public final class NavigationService: DaemonService {
                 }
             case .activeRouteChanged(let route):
                 location.simulator?.follow(route)
-                for notice in route?.notices ?? [] { logger.warning("route answer not used as it came: \(notice)") }
+                for notice in route?.notices ?? [] { state.bookkeeping.append(.log(.warning, "route answer not used as it came: \(notice)")) }
             case .cancelCalculation(let session):
                 state.cancels.removeValue(forKey: session)?.cancel()
             case .saveJournal(let record):
+                // Recorded here, in the order of the lines around it; written after them (`Bookkeeping`).
                 recorder?.recordLine(JournalDecision.save(record).line)
-                journal?.submit(.save(stamped(record)))
+                state.bookkeeping.append(.journal(.save(stamped(record))))
             case .deleteJournal:
                 recorder?.recordLine(JournalDecision.delete.line)
-                journal?.submit(.delete)
+                state.bookkeeping.append(.journal(.delete))
             case .saveVoiceMode(let mode):
-                voiceModeFile?.submit(mode)
+                state.bookkeeping.append(.voiceMode(mode))
             case .log(let level, let message):
-                logger.log(level: level, "\(message)")
+                state.bookkeeping.append(.log(level, message))
             }
         }
     }
+
+    /// Hands the journal, the voice mode file and the log what an input left for them. Called after the input's
+    /// writes to the clients when it ran in place; touches no loop state (the inbox may have been released).
+    private func perform(_ bookkeeping: [Bookkeeping]) {
+        for item in bookkeeping {
+            switch item {
+            case .journal(let operation): journal?.submit(operation)
+            case .voiceMode(let mode): voiceModeFile?.submit(mode)
+            case .log(let level, let message): logger.log(level: level, "\(message)")
+            }
+        }
+    }
+}
+
+/// An input's work that no client waits for: a journal write and a log line each wake or call into something
+/// outside the loop (the journal's thread, stderr or journald), so they wait until the input's events are written. A
+/// route's `route` event no longer waits behind its "trip started" log line and the journal's wake-up.
+enum Bookkeeping {
+    case journal(JournalWriter.Operation)
+    case voiceMode(VoiceMode)
+    case log(Logger.Level, String)
 }
 
 extension TripCoordinator.Effect {
@@ -370,6 +397,14 @@ final class LoopState: @unchecked Sendable {
     var cancels: [Int: CancelSignal] = [:]
     /// The status last told to systemd.
     var lastStatus = ""
+    /// What the input being run left for the journal, the voice mode file and the log, handed over after its
+    /// events are written.
+    var bookkeeping: [Bookkeeping] = []
+
+    func takeBookkeeping() -> [Bookkeeping] {
+        defer { bookkeeping.removeAll() }
+        return bookkeeping
+    }
 
     init(coordinator: TripCoordinator, runner: RouteCalculationRunner) {
         self.coordinator = coordinator

@@ -95,24 +95,45 @@ public struct InstructionCheck: Sendable {
         flush()
     }
 
-    /// Whether `text` has a number followed by one of `units` ("2 Meilen", "0.3 miles").
+    /// Whether `text` has a number followed by one of `units` ("2 Meilen", "0.3 miles"): a word that starts with a
+    /// number, then a unit word (trailing punctuation trimmed) or two ("engelska mil"), compared lowercased. Words
+    /// are split at white space. Only the one or two words after a number are lowercased and copied: a route's few
+    /// hundred texts are checked on the navigation loop as its answer arrives, and most words are not numbers.
     static func countsIn(_ units: Set<String>, _ text: String) -> Bool {
-        let tokens = text.lowercased().unicodeScalars.split { scalar in
+        // ASCII without a digit has no number in it ("Turn right onto Bulevardi."): nothing to split.
+        guard text.utf8.contains(where: { $0 >= 0x80 || (0x30...0x39).contains($0) }) else { return false }
+        let words = text.unicodeScalars.split { scalar in
             scalar.value < 0x80 ? scalar == " " || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
-        }.map { String(String.UnicodeScalarView($0)) }
-        for (index, token) in tokens.enumerated().dropLast() {
-            guard let first = token.unicodeScalars.first, first.properties.numericType != nil else { continue }
-            // One word ("miles") or two ("engelska mil").
-            let next = tokens[index + 1].trimmingCharacters(in: ".,;:!?")
-            if units.contains(next) { return true }
-            if index + 2 < tokens.count, units.contains(tokens[index + 1] + " " + tokens[index + 2].trimmingCharacters(in: ".,;:!?")) { return true }
+        }
+        for index in words.indices.dropLast() where startsWithNumber(words[index]) {
+            let next = lowercased(words[index + 1])
+            if units.contains(next.trimmingCharacters(in: ".,;:!?")) { return true }
+            if index + 2 < words.count, units.contains(next + " " + lowercased(words[index + 2]).trimmingCharacters(in: ".,;:!?")) { return true }
         }
         return false
+    }
+
+    /// Whether `word`, lowercased, starts with a number: an ASCII digit, or a scalar with a numeric type ("٣", "½").
+    private static func startsWithNumber(_ word: Substring.UnicodeScalarView) -> Bool {
+        guard let first = word.first else { return false }
+        if first.value < 0x80 { return (0x30...0x39).contains(first.value) }
+        return first.properties.lowercaseMapping.unicodeScalars.first?.properties.numericType != nil
+    }
+
+    private static func lowercased(_ word: Substring.UnicodeScalarView) -> String {
+        String(Substring(word)).lowercased()
     }
 }
 
 extension String {
+    /// `self` without the trailing characters in `characters` (ASCII punctuation, one scalar each).
     fileprivate func trimmingCharacters(in characters: String) -> String {
+        // An ASCII word's characters are its bytes (its only two-scalar character, CR LF, is white space and never in
+        // a word): its bytes are trimmed. Any other word by its characters.
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            let trimmed = utf8.reversed().drop { byte in characters.utf8.contains(byte) }.count
+            return trimmed == utf8.count ? self : String(decoding: utf8.prefix(trimmed), as: UTF8.self)
+        }
         var text = Substring(self)
         while let last = text.last, characters.contains(last) { text = text.dropLast() }
         return String(text)
