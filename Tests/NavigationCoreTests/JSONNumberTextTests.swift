@@ -56,4 +56,12 @@ struct JSONNumberTextTests {
             #expect(Self.written(candidate) == Self.expected(candidate))
         }
     }
+
+    /// Whole numbers share the decimals' digit writer (no point): every width up to the 19 digits of Int64's ends.
+    @Test(arguments: [Int64.min, Int64.min + 1, -1_000_000_000_000_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_000_000_007, Int64.max])
+    func integersAreWrittenAsTheirDigits(value: Int64) {
+        var out: [UInt8] = []
+        JSONText.appendInteger(value, into: &out)
+        #expect(String(decoding: out, as: UTF8.self) == String(value))
+    }
 }

@@ -133,16 +133,18 @@ public enum JSONText {
         return false
     }
 
-    /// `digits` × 10^-`fractionDigits` as `12.345` or `0.05`: at least one digit before the point.
+    /// `digits` × 10^-`fractionDigits` as `12.345` or `0.05` (at least one digit before the point), or with no
+    /// fraction digits as the whole number `42`. Without a heap allocation.
     private static func appendDecimal(_ digits: UInt64, fractionDigits: Int, into out: inout [UInt8]) {
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: 13 digits below 2^40, a point, padding zeros
+        // 24 bytes: the 20 digits of any UInt64, or up to 13 digits (below 2^40), a point and padding zeros.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { bytes in
             let buffer = bytes.bindMemory(to: UInt8.self)
             var rest = digits
             var index = buffer.count
             var written = 0
             while rest > 0 || written <= fractionDigits {
-                if written == fractionDigits {
+                if fractionDigits > 0, written == fractionDigits {
                     index -= 1
                     buffer[index] = UInt8(ascii: ".")
                 }
@@ -159,18 +161,7 @@ public enum JSONText {
     /// Decimal digits of `value`, without a heap allocation.
     public static func appendInteger(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { bytes in
-            let buffer = bytes.bindMemory(to: UInt8.self)
-            var index = buffer.count
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index...]))
-        }
+        appendDecimal(value.magnitude, fractionDigits: 0, into: &out)
     }
 
     /// A JSON string: `"`, `\` and control characters escaped, everything else (UTF-8 included) as is.
