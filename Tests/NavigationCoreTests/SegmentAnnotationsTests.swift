@@ -149,4 +149,64 @@ struct SegmentAnnotationsTests {
             #expect(out == expected)
         }
     }
+
+    /// A leg's columns as the parser reads them: an item that repeats the one before, byte for byte, is that very
+    /// value (one storage), as a street's speed limit is; other repeats are equal values of their own.
+    static func columnsByRepeats(_ texts: [String: String]) throws -> [String: [JSONValue]] {
+        try texts.mapValues { text in
+            try JSONReader.read(Array(text.utf8)) { reader in
+                var items = try reader.beginArray()
+                var values: [JSONValue] = []
+                var repeated = JSONReader.RepeatedValue()
+                while try reader.nextItem(&items) { values.append(try reader.readValue(repeating: &repeated)) }
+                return values
+            }
+        }
+    }
+
+    /// Columns of items drawn from values that differ in one digit or one key (so that a copy of the wrong text
+    /// shows), repeated by the same text (one storage) and by equal text spelt otherwise (storage of its own).
+    static let repeatingColumns = Gen.int(in: 0...11).array(of: 0...16).array(of: 3).map { picks -> [String: String] in
+        let items = [
+            #"{"speed":30,"unit":"km/h"}"#, #"{"speed":300,"unit":"km/h"}"#, #"{"unit":"km/h","speed":30}"#, #"{"none":true}"#,
+            "6.9", "6.90", "69", "-0.0", "0", #""6.9""#, "[1,2]", "[1, 2]",
+        ]
+        let names = ["maxspeed", "speed", "ä\"x"]
+        var texts: [String: String] = [:]
+        let count = picks.map(\.count).min() ?? 0
+        for (name, column) in zip(names, picks) { texts[name] = "[" + column.prefix(count).map { items[$0] }.joined(separator: ",") + "]" }
+        return texts
+    }
+
+    /// A value that is the segment before's very value has its text copied: the text is still each value's own.
+    @Test func repeatedValuesWriteEachValuesText() async throws {
+        await propertyCheck(count: 500, input: Self.repeatingColumns) { texts in
+            guard let columns = try? Self.columnsByRepeats(texts) else {
+                Issue.record("columns that do not read: \(texts)")
+                return
+            }
+            let count = columns.values.first?.count ?? 0
+            let table = SegmentAnnotations(columns: columns, offset: 0, count: count)
+            let rows = (0..<count).map { segment in columns.mapValues { $0[segment] } }
+            var out: [UInt8] = []
+            table.writeJSON(into: &out)
+            #expect(String(decoding: out, as: UTF8.self) == Self.dictionaryText(rows))
+        }
+    }
+
+    /// Identical is the same value: never true for values that differ, true for a value and its copy.
+    @Test func identicalValuesAreEqual() async {
+        await propertyCheck(count: 500, input: zip(Self.value, Self.value)) { pair in
+            let (first, second) = pair
+            let copy = first
+            #expect(first.isIdentical(to: copy))
+            if first.isIdentical(to: second) { #expect(first == second) }
+            if case .number = first, first == second, first.doubleValue?.sign == second.doubleValue?.sign {
+                #expect(first.isIdentical(to: second))
+            }
+        }
+        #expect(!JSONValue.object(["a": .number(1)]).isIdentical(to: .object(["a": .number(1)])))
+        #expect(!JSONValue.number(0).isIdentical(to: .number(-0.0)))
+        #expect(!JSONValue.number(6.9).isIdentical(to: .string("6.9")))
+    }
 }

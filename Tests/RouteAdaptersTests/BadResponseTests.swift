@@ -44,6 +44,23 @@ struct BadResponseTests {
         ("a voice instruction at 1e300 m", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"voiceInstructions":[{"distanceAlongGeometry":1e300}]}]}]}]}"#.utf8),
             .wrongType("routes[0].legs[0].steps[0].voiceInstructions[0].distanceAlongGeometry")),
         ("a Valhalla error code of 1e300", Data(#"{"error_code":1e300,"error":"x"}"#.utf8), .wrongType("error_code")),
+        // A path is put together on the error's way out: every level of nesting, arrays and objects, is in it.
+        ("a toll booth's type that is a number", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"location":[1,2]},{"toll_collection":{"type":5}}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].intersections[1].toll_collection.type")),
+        ("a rest stop's name that is a number", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"rest_stop":{"name":[]}}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].intersections[0].rest_stop.name")),
+        ("a lane's validity that is a text", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"lanes":[{"valid":true},{"valid":"yes"}]}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].intersections[0].lanes[1].valid")),
+        ("a position with a text in it", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"location":[1,"x"]}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].intersections[0].location[1]")),
+        ("a GeoJSON position that is a number", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"geometry":{"coordinates":[[1,2],3]}}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].geometry.coordinates[1]")),
+        ("a banner component's text that is a number", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"bannerInstructions":[{"primary":{"components":[{"text":"a"},{"text":1}]}}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].bannerInstructions[0].primary.components[1].text")),
+        ("a maneuver that is a list", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"maneuver":[]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].maneuver")),
+        ("a country that is a number", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"admins":[{"iso_3166_1":"FI"},{"iso_3166_1":7}],"steps":[]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].admins[1].iso_3166_1")),
         // Read in one pass, a wrong field can come before what makes the whole answer wrong: the whole answer counts.
         ("an engine's error after a broken route", Data(#"{"routes":[{"distance":"far"}],"code":"NoRoute","message":"Impossible route"}"#.utf8), .engine("NoRoute")),
         ("a Valhalla error after a broken route", Data(#"{"routes":5,"error_code":171,"error":"No suitable edges"}"#.utf8), .engine("Valhalla error 171")),
@@ -52,6 +69,21 @@ struct BadResponseTests {
         ("a waypoint off the globe", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[]}],"waypoints":[{"location":[1e300,0]}]}"#.utf8),
             .wrongType("waypoints[0].location")),
     ]
+
+    /// One route object read alone (a route refresh's route): its paths start at `route`.
+    @Test(arguments: [
+        (#"{"distance":"far"}"#, "route.distance"), (#"{"legs":5}"#, "route.legs"),
+        (#"{"distance":1,"legs":[{"steps":[{"maneuver":{"exit":-1}}]}]}"#, "route.legs[0].steps[0].maneuver.exit"),
+    ])
+    func aRouteAloneNamesItsPathsFromTheRoute(text: String, path: String) {
+        #expect(throws: RouteParseError.typeMismatch(path: path, expected: "")) {
+            do {
+                _ = try parser.parseRoute(from: Data(text.utf8))
+            } catch RouteParseError.typeMismatch(let actual, _) {
+                throw RouteParseError.typeMismatch(path: actual, expected: "")
+            }
+        }
+    }
 
     @Test(arguments: cases)
     func badInput(name: String, data: Data, expected: Expected) {

@@ -78,7 +78,8 @@ public struct JSONParser {
     mutating func expectLiteral(_ literal: StaticString) throws(Error) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw fail("unexpected end of input") }
-        for i in 0..<count where bytes[index + i] != literal.utf8Start[i] {
+        let expected = literal.utf8Start  // read once: each read asks the literal how it is stored
+        for i in 0..<count where bytes[index + i] != expected[i] {
             throw fail("invalid literal")
         }
         index += count
@@ -241,6 +242,33 @@ public struct JSONParser {
     }
 
     mutating func parseNumber() throws(Error) -> Double {
+        // Scanned first, on its own: `value(of: scanNumber())` would read `self` (and its index) before the scan.
+        let number = try scanNumber()
+        return try value(of: number)
+    }
+
+    /// Reads past a number, checking it as ``parseNumber()`` does; its value is worked out only when the digits alone
+    /// cannot tell that it is in range (an exponent, or more digits than a double holds exactly).
+    mutating func skipNumber() throws(Error) {
+        let number = try scanNumber()
+        if number.isExact { return }
+        _ = try value(of: number)
+    }
+
+    /// A number's text, read by the RFC 8259 grammar: where it starts, and its digits when they are few enough to be
+    /// the value exactly.
+    private struct ScannedNumber {
+        var start: Int
+        var mantissa: UInt64
+        var fractionDigits: Int
+        /// No exponent and at most 18 digits.
+        var simple: Bool
+
+        /// An integer below 2^53 over an exact power of ten: the division is correctly rounded.
+        var isExact: Bool { simple && fractionDigits <= 15 && mantissa < (1 << 53) }
+    }
+
+    private mutating func scanNumber() throws(Error) -> ScannedNumber {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count else { throw fail("unexpected end of input") }
@@ -280,13 +308,17 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        let negative = bytes[start] == UInt8(ascii: "-")
-        if simple, fractionDigits <= 15 {
-            // Exact: an integer below 10^18 divided by an exact power of ten is correctly rounded.
-            let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
-            if mantissa < (1 << 53) { return negative ? -value : value }
+        return ScannedNumber(start: start, mantissa: mantissa, fractionDigits: fractionDigits, simple: simple)
+    }
+
+    /// The value of the number just scanned (`index` is past it); an error when it is out of a double's range.
+    private func value(of number: ScannedNumber) throws(Error) -> Double {
+        let negative = bytes[number.start] == UInt8(ascii: "-")
+        if number.isExact {
+            let value = Double(number.mantissa) / Self.powersOfTen[number.fractionDigits]
+            return negative ? -value : value
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[number.start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw fail("number out of range") }
         return value
     }

@@ -21,6 +21,8 @@ public struct JSONReader {
     private var scanner: JSONParser
     /// Objects and arrays open around the next value.
     private var depth = 0
+    /// Made at the first key that has to be decoded.
+    private var decodedKeys: DecodedKeys?
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { scanner = JSONParser(bytes: bytes) }
 
@@ -129,7 +131,7 @@ public struct JSONReader {
         let start = scanner.index
         let length = previous.text.count
         if length > 0, length <= scanner.bytes.count - start,
-            UnsafeBufferPointer(rebasing: scanner.bytes[start..<(start + length)]).elementsEqual(UnsafeBufferPointer(rebasing: scanner.bytes[previous.text]))
+            Self.sameBytes(scanner.bytes, at: start, and: previous.text.lowerBound, count: length)
         {
             scanner.index = start + length
             return previous.value
@@ -137,6 +139,26 @@ public struct JSONReader {
         let value = try readValue()
         previous = RepeatedValue(value: value, text: start..<scanner.index)
         return value
+    }
+
+    /// True when the `count` bytes at `first` and at `second` in `bytes` are the same (a word at a time).
+    private static func sameBytes(_ bytes: UnsafeBufferPointer<UInt8>, at first: Int, and second: Int, count: Int) -> Bool {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return count == 0 }
+        let word = MemoryLayout<UInt64>.size
+        var offset = 0
+        while offset + word <= count {
+            if base.loadUnaligned(fromByteOffset: first + offset, as: UInt64.self)
+                != base.loadUnaligned(fromByteOffset: second + offset, as: UInt64.self)
+            {
+                return false
+            }
+            offset += word
+        }
+        while offset < count {
+            if bytes[first + offset] != bytes[second + offset] { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Reads past the next value, checking it as strictly as ``JSONParser`` would (strings included).
@@ -149,7 +171,7 @@ public struct JSONReader {
             var items = try beginArray()
             while try nextItem(&items) { try skipValue() }
         case .string: _ = try scanner.parseString()
-        case .number: _ = try scanner.parseNumber()
+        case .number: try scanner.skipNumber()
         case .bool: _ = try readBool()
         case .null: _ = try readNull()
         }
@@ -223,49 +245,52 @@ public struct JSONReader {
             let byte = scanner.bytes[end]
             if byte == UInt8(ascii: "\"") {
                 scanner.index = end + 1
-                return JSONKey(raw: UnsafeBufferPointer(rebasing: scanner.bytes[start..<end]))
+                return JSONKey(bytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<end]))
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
             end += 1
         }
-        return JSONKey(decoded: try scanner.parseString())
+        let decoded = try scanner.parseString()
+        if decodedKeys == nil { decodedKeys = DecodedKeys() }
+        return JSONKey(bytes: decodedKeys!.hold(decoded))
     }
 }
 
-/// An object member's key as ``JSONReader`` found it. Valid only until the reader moves on: match it (`case "name":`)
-/// or copy it (``string``) there.
+/// An object member's key as ``JSONReader`` found it: its UTF-8 bytes, in the document when the key has no escapes,
+/// else as decoded. Valid until the ``JSONReader/read(_:_:)`` that gave it returns: match it (`case "name":`) or copy it
+/// (``string``). A plain value (no reference counted), so that the thousands of keys of an answer cost no retains.
 public struct JSONKey: CustomStringConvertible {
-    /// The key's ASCII bytes in the document, when it has no escapes.
-    private let raw: UnsafeBufferPointer<UInt8>?
-    private let decoded: String?
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
 
-    fileprivate init(raw: UnsafeBufferPointer<UInt8>) {
-        self.raw = raw
-        decoded = nil
-    }
-
-    fileprivate init(decoded: String) {
-        raw = nil
-        self.decoded = decoded
-    }
+    fileprivate init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// The key as text.
-    public var string: String {
-        if let raw { return String(decoding: raw, as: UTF8.self) }
-        return decoded ?? ""
-    }
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
 
     public var description: String { string }
 
-    /// True when the key is `pattern`, byte for byte: lets a `switch` match keys without making strings.
+    /// True when the key is `pattern`, byte for byte: lets a `switch` match keys without making strings. Inlined where
+    /// the `switch` is, so that a pattern's length is a constant there and most cases end at the length.
+    @inlinable
     public static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
         pattern.withUTF8Buffer { expected in
-            if let raw = key.raw {
-                guard raw.count == expected.count else { return false }
-                for i in 0..<raw.count where raw[i] != expected[i] { return false }
-                return true
-            }
-            return key.decoded.map { $0.utf8.elementsEqual(expected) } ?? false
+            guard key.bytes.count == expected.count else { return false }
+            for i in 0..<expected.count where key.bytes[i] != expected[i] { return false }
+            return true
         }
+    }
+}
+
+/// The decoded bytes of keys with escapes or other than ASCII characters (rare), kept until the read ends.
+private final class DecodedKeys {
+    private var buffers: [UnsafeMutableBufferPointer<UInt8>] = []
+
+    deinit { for buffer in buffers { buffer.deallocate() } }
+
+    func hold(_ key: String) -> UnsafeBufferPointer<UInt8> {
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: key.utf8.count)
+        _ = buffer.initialize(from: key.utf8)
+        buffers.append(buffer)
+        return UnsafeBufferPointer(buffer)
     }
 }

@@ -39,6 +39,42 @@ public enum JSONValue: Hashable, Sendable {
         objectValue?[key]
     }
 
+    /// True when `other` is this very value: the same number to the bit, or the same storage of an object, array or
+    /// string (a copy of a value shares its storage; storage is never changed while shared). Such values have the same
+    /// text, so a writer can copy the text it wrote for one. A few instructions, where comparing contents (`==`) costs
+    /// about what writing them does; false says nothing (equal values in storage of their own are not identical).
+    public func isIdentical(to other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a.bitPattern == b.bitPattern
+        case (.string(let a), .string(let b)): return Self.sameBits(a, b)
+        case (.array(let a), .array(let b)): return Self.sameBits(a, b)
+        case (.object(let a), .object(let b)): return Self.sameBits(a, b)
+        default: return false
+        }
+    }
+
+    /// Whether two values are the same bits: for a value with storage, the same reference to it (and, for a short
+    /// string kept in place, the same bytes).
+    private static func sameBits<T>(_ a: T, _ b: T) -> Bool {
+        withUnsafeBytes(of: a) { left in
+            withUnsafeBytes(of: b) { right in
+                var offset = 0
+                while offset + 8 <= left.count {
+                    guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    else { return false }
+                    offset += 8
+                }
+                while offset < left.count {
+                    guard left[offset] == right[offset] else { return false }
+                    offset += 1
+                }
+                return true
+            }
+        }
+    }
+
     /// Merges `other` into `self`: objects merge key by key (recursively), anything else is replaced by `other`.
     public func merging(_ other: JSONValue) -> JSONValue {
         guard case .object(var mine) = self, case .object(let theirs) = other else { return other }

@@ -139,7 +139,9 @@ extension SegmentAnnotations: Codable {
 
 extension SegmentAnnotations: JSONTextWritable {
     /// An array of objects, one per segment, each with its members in the order of ``names`` (sorted): the tree
-    /// path's bytes, each key escaped once per step rather than once per segment.
+    /// path's bytes, each key escaped once per step rather than once per segment. A value that is the previous
+    /// segment's very value (``JSONValue/isIdentical(to:)``: a street's speed limit, read once for its run of segments
+    /// by ``JSONReader/readValue(repeating:)``) has its text copied from the previous segment's, not written again.
     public func writeJSON(into out: inout [UInt8]) {
         let keys = names.map { name in
             var key: [UInt8] = []
@@ -147,6 +149,11 @@ extension SegmentAnnotations: JSONTextWritable {
             key.append(UInt8(ascii: ":"))
             return key
         }
+        // Where in `out` each column's last value was written, and a copy of that text once a value repeats it (an
+        // array cannot append a part of itself without copying all of it).
+        var lastTexts = [Range<Int>](repeating: 0..<0, count: columns.count)
+        var copies = [[UInt8]](repeating: [], count: columns.count)
+        var copiedFrom = [Int](repeating: -1, count: columns.count)
         out.append(UInt8(ascii: "["))
         for segment in 0..<count {
             if segment > 0 { out.append(UInt8(ascii: ",")) }
@@ -157,7 +164,17 @@ extension SegmentAnnotations: JSONTextWritable {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 out.append(contentsOf: keys[n])
-                JSONText.append(value, into: &out)
+                if segment > 0, let previous = columns[n][segment - 1], previous.isIdentical(to: value) {
+                    if copiedFrom[n] != lastTexts[n].lowerBound {
+                        copies[n] = Array(out[lastTexts[n]])
+                        copiedFrom[n] = lastTexts[n].lowerBound
+                    }
+                    out.append(contentsOf: copies[n])
+                } else {
+                    let start = out.count
+                    JSONText.append(value, into: &out)
+                    lastTexts[n] = start..<out.count
+                }
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -1,108 +1,128 @@
 import NavigationCore
 
-/// Where a value is in the answer, e.g. `routes[0].legs`: written out only when an error names it (an answer has
-/// thousands of objects, and building each one's path as text was a fifth of the parsing time).
-indirect enum FieldPath: CustomStringConvertible {
-    case root(String)
-    case key(FieldPath, String)
-    case index(FieldPath, Int)
-
-    var description: String {
-        switch self {
-        case .root(let name): name
-        case .key(let parent, let key):
-            switch parent {
-            case .root(let name) where name.isEmpty: key
-            default: "\(parent).\(key)"
-            }
-        case .index(let parent, let index): "\(parent)[\(index)]"
-        }
-    }
-}
-
-// Typed, path-aware reading of an answer's fields as they come (``JSONReader``). `null` reads as absent (nil); a
-// value of another type than the field's is an error naming its path (``RouteParseError/typeMismatch``), and a
-// number outside its range (`1e300`, a negative distance) is one too (``CheckedNumber``): never a number passed on
-// to the controller or the socket. Errors in the JSON text itself are ``JSONParser/Error``s.
+// Typed reading of an answer's fields as they come (``JSONReader``). `null` reads as absent (nil); a value of another
+// type than the field's is an error naming its path (``RouteParseError/typeMismatch``), and a number outside its range
+// (`1e300`, a negative distance) is one too (``CheckedNumber``): never a number passed on to the controller or the
+// socket. Errors in the JSON text itself are ``JSONParser/Error``s.
+//
+// A path is put together on the error's way out: a reader names the field relative to the object it reads, and
+// each array or object it sits in puts its own key or index in front as the error passes (``RouteParseError/within``).
+// An answer has thousands of objects, and a path made for each one as it was read (as text, then as boxes on the
+// heap) cost a part of every parse that no well-formed answer needs.
 extension JSONReader {
-    /// Opens the object at `path`; an error if the value there is not an object.
-    mutating func members(at path: @autoclosure () -> FieldPath) throws -> Members {
-        guard try kind() == .object else { throw RouteParseError.typeMismatch(path: "\(path())", expected: "an object") }
+    /// Opens the next value, an object; an error naming the object itself (the empty path) if it is not one.
+    mutating func members() throws -> Members {
+        guard try kind() == .object else { throw RouteParseError.typeMismatch(path: "", expected: "an object") }
         return try beginObject()
     }
 
-    /// Opens the object at `path.key`, or nil for `null`.
-    mutating func optionalMembers(_ path: FieldPath, _ key: String) throws -> Members? {
+    /// Opens the object at `key`, or nil for `null`.
+    mutating func optionalMembers(_ key: String) throws -> Members? {
         if try readNull() { return nil }
-        return try members(at: .key(path, key))
+        return try within(key) { reader in try reader.members() }
     }
 
-    mutating func double(_ path: FieldPath, _ key: String, in range: ClosedRange<Double>) throws -> Double? {
-        if try readNull() { return nil }
-        guard try kind() == .number else { throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "a number") }
-        let n = try readNumber()
+    mutating func double(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let n = try number(key, expected: "a number") else { return nil }
         guard let checked = CheckedNumber.measure(n, in: range) else {
-            throw RouteParseError.typeMismatch(
-                path: "\(FieldPath.key(path, key))", expected: "a number from \(range.lowerBound) to \(range.upperBound), not \(n)")
+            throw RouteParseError.typeMismatch(path: key, expected: "a number from \(range.lowerBound) to \(range.upperBound), not \(n)")
         }
         return checked
     }
 
-    mutating func int(_ path: FieldPath, _ key: String, in range: ClosedRange<Int>) throws -> Int? {
-        if try readNull() { return nil }
-        guard try kind() == .number else { throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "an integer") }
-        let n = try readNumber()
+    mutating func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let n = try number(key, expected: "an integer") else { return nil }
         guard let checked = CheckedNumber.whole(n, in: range) else {
-            throw RouteParseError.typeMismatch(
-                path: "\(FieldPath.key(path, key))", expected: "an integer from \(range.lowerBound) to \(range.upperBound), not \(n)")
+            throw RouteParseError.typeMismatch(path: key, expected: "an integer from \(range.lowerBound) to \(range.upperBound), not \(n)")
         }
         return checked
     }
 
-    mutating func string(_ path: FieldPath, _ key: String) throws -> String? {
-        if try readNull() { return nil }
-        guard try kind() == .string else { throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "a string") }
-        return try readString()
+    private mutating func number(_ key: String, expected: String) throws -> Double? {
+        try optional(key, .number, expected: expected) { reader in try reader.readNumber() }
     }
 
-    mutating func bool(_ path: FieldPath, _ key: String) throws -> Bool? {
-        if try readNull() { return nil }
-        guard try kind() == .bool else { throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "true or false") }
-        return try readBool()
+    mutating func string(_ key: String) throws -> String? {
+        try optional(key, .string, expected: "a string") { reader in try reader.readString() }
     }
 
-    /// An array at `path.key`, each item read with `item` (given the item's index), or nil for `null`.
-    mutating func array<T>(_ path: FieldPath, _ key: String, _ item: (inout JSONReader, Int) throws -> T) throws -> [T]? {
-        if try readNull() { return nil }
-        guard try kind() == .array else { throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "an array") }
+    mutating func bool(_ key: String) throws -> Bool? {
+        try optional(key, .bool, expected: "true or false") { reader in try reader.readBool() }
+    }
+
+    /// The value at `key` when it is of kind `wanted`, read with `read`; nil for `null`; else an error naming `key`.
+    /// The kind is asked once: each ask skips white space and looks at the byte again.
+    private mutating func optional<T>(_ key: String, _ wanted: Kind, expected: String, _ read: (inout JSONReader) throws -> T) throws -> T? {
+        switch try kind() {
+        case wanted: return try read(&self)
+        case .null:
+            _ = try readNull()
+            return nil
+        default: throw RouteParseError.typeMismatch(path: key, expected: expected)
+        }
+    }
+
+    /// The array at `key`, each item read with `item` (given the item's index; its errors name the item), or nil for
+    /// `null`.
+    mutating func array<T>(_ key: String, _ item: (inout JSONReader, Int) throws -> T) throws -> [T]? {
+        switch try kind() {
+        case .array: break
+        case .null:
+            _ = try readNull()
+            return nil
+        default: throw RouteParseError.typeMismatch(path: key, expected: "an array")
+        }
         var result: [T] = []
         var items = try beginArray()
         while try nextItem(&items) {
-            result.append(try item(&self, result.count))
+            // Room for a few at the first item: most arrays here are short (a position, bearings, lanes), and growing
+            // one item at a time was a third of reading a position.
+            if result.isEmpty { result.reserveCapacity(4) }
+            let index = result.count
+            do {
+                result.append(try item(&self, index))
+            } catch let error as RouteParseError {
+                throw error.within("\(key)[\(index)]")
+            }
         }
         return result
     }
 
-    mutating func doubles(_ path: FieldPath, _ key: String) throws -> [Double]? {
-        try array(path, key) { reader, i in
-            guard try reader.kind() == .number else {
-                throw RouteParseError.typeMismatch(path: "\(FieldPath.index(.key(path, key), i))", expected: "a number")
-            }
+    mutating func doubles(_ key: String) throws -> [Double]? {
+        try array(key) { reader, _ in
+            guard try reader.kind() == .number else { throw RouteParseError.typeMismatch(path: "", expected: "a number") }
             return try reader.readNumber()
         }
     }
 
-    mutating func strings(_ path: FieldPath, _ key: String) throws -> [String]? {
-        try array(path, key) { reader, i in
-            guard try reader.kind() == .string else {
-                throw RouteParseError.typeMismatch(path: "\(FieldPath.index(.key(path, key), i))", expected: "a string")
-            }
+    mutating func strings(_ key: String) throws -> [String]? {
+        try array(key) { reader, _ in
+            guard try reader.kind() == .string else { throw RouteParseError.typeMismatch(path: "", expected: "a string") }
             return try reader.readString()
         }
     }
 
-    /// An array of objects at `path.key`, each read with `make` (given its path), or nil for `null`.
-    mutating func objects<T>(_ path: FieldPath, _ key: String, _ make: (inout JSONReader, FieldPath) throws -> T) throws -> [T]? {
-        try array(path, key) { reader, i in try make(&reader, .index(.key(path, key), i)) }
+    /// The array of objects at `key`, each read with `make`, or nil for `null`.
+    mutating func objects<T>(_ key: String, _ make: (inout JSONReader) throws -> T) throws -> [T]? {
+        try array(key) { reader, _ in try make(&reader) }
+    }
+
+    /// The value at `key`, read with `body`; its errors name their paths under `key`.
+    mutating func within<T>(_ key: String, _ body: (inout JSONReader) throws -> T) throws -> T {
+        do {
+            return try body(&self)
+        } catch let error as RouteParseError {
+            throw error.within(key)
+        }
+    }
+}
+
+extension RouteParseError {
+    /// The error seen from the value around its field: `path` put in front of the path it names (`routes[0]` and
+    /// `legs` make `routes[0].legs`; `steps` and `[2]` make `steps[2]`). Other errors pass unchanged.
+    func within(_ path: String) -> RouteParseError {
+        guard case .typeMismatch(let inner, let expected) = self else { return self }
+        if inner.isEmpty || path.isEmpty { return .typeMismatch(path: inner.isEmpty ? path : inner, expected: expected) }
+        return .typeMismatch(path: inner.hasPrefix("[") ? path + inner : path + "." + inner, expected: expected)
     }
 }

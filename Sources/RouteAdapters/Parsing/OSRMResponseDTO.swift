@@ -21,17 +21,16 @@ struct OSRMResponseDTO {
 
     /// `envelopeOnly`: read only the code and error fields, skipping the routes.
     init(_ r: inout JSONReader, envelopeOnly: Bool = false) throws {
-        let path = FieldPath.root("")
-        var members = try r.members(at: path)
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "code": code = try r.string(path, "code")
-            case "message": message = try r.string(path, "message")
-            case "error_code": errorCode = try r.int(path, "error_code", in: Int(Int32.min)...Int(Int32.max))
-            case "error": error = try r.string(path, "error")
-            case "routes" where !envelopeOnly && !isEngineError: routes = try r.objects(path, "routes", OSRMRouteDTO.init)
-            case "matchings" where !envelopeOnly && !isEngineError: matchings = try r.objects(path, "matchings", OSRMRouteDTO.init)
-            case "waypoints" where !envelopeOnly && !isEngineError: waypoints = try r.objects(path, "waypoints", OSRMWaypointDTO.init)
+            case "code": code = try r.string("code")
+            case "message": message = try r.string("message")
+            case "error_code": errorCode = try r.int("error_code", in: Int(Int32.min)...Int(Int32.max))
+            case "error": error = try r.string("error")
+            case "routes" where !envelopeOnly && !isEngineError: routes = try r.objects("routes", OSRMRouteDTO.init)
+            case "matchings" where !envelopeOnly && !isEngineError: matchings = try r.objects("matchings", OSRMRouteDTO.init)
+            case "waypoints" where !envelopeOnly && !isEngineError: waypoints = try r.objects("waypoints", OSRMWaypointDTO.init)
             default: try r.skipValue()
             }
         }
@@ -49,13 +48,13 @@ struct OSRMWaypointDTO {
     /// Metres between the location asked for and `location`, where the engine snapped it to the road.
     var distance: Double?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "location": location = try r.doubles(path, "location")
-            case "name": name = try r.string(path, "name")
-            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
+            case "location": location = try r.doubles("location")
+            case "name": name = try r.string("name")
+            case "distance": distance = try r.double("distance", in: PhysicalRange.routeDistance)
             default: try r.skipValue()
             }
         }
@@ -65,10 +64,10 @@ struct OSRMWaypointDTO {
 /// A geometry: an encoded polyline, or GeoJSON when a client asked for `geometries=geojson`.
 enum GeometryDTO {
     case polyline(String)
-    case coordinates([[Double]], path: String)
+    case coordinates([[Double]])
 
-    /// The geometry at `path.key`, or nil for `null`.
-    init?(_ r: inout JSONReader, _ path: FieldPath, _ key: String) throws {
+    /// The geometry at `key`, or nil for `null`.
+    init?(_ r: inout JSONReader, _ key: String) throws {
         switch try r.kind() {
         case .null:
             _ = try r.readNull()
@@ -76,7 +75,6 @@ enum GeometryDTO {
         case .string:
             self = .polyline(try r.readString())
         case .object:
-            let objectPath = FieldPath.key(path, key)
             var coordinates: [[Double]]?
             var members = try r.beginObject()
             while let member = try r.nextKey(&members) {
@@ -84,10 +82,8 @@ enum GeometryDTO {
                     try r.skipValue()
                     continue
                 }
-                coordinates = try r.array(objectPath, "coordinates") { reader, i in
-                    guard try reader.kind() == .array else {
-                        throw RouteParseError.typeMismatch(path: "\(objectPath).coordinates[\(i)]", expected: "[lon, lat]")
-                    }
+                coordinates = try r.array("\(key).coordinates") { reader, _ in
+                    guard try reader.kind() == .array else { throw RouteParseError.typeMismatch(path: "", expected: "[lon, lat]") }
                     var numbers: [Double] = []
                     var items = try reader.beginArray()
                     while try reader.nextItem(&items) {
@@ -98,11 +94,11 @@ enum GeometryDTO {
                 }
             }
             guard let coordinates else {
-                throw RouteParseError.typeMismatch(path: "\(objectPath)", expected: "an encoded polyline or a GeoJSON LineString")
+                throw RouteParseError.typeMismatch(path: key, expected: "an encoded polyline or a GeoJSON LineString")
             }
-            self = .coordinates(coordinates, path: "\(objectPath).coordinates")
+            self = .coordinates(coordinates)
         default:
-            throw RouteParseError.typeMismatch(path: "\(FieldPath.key(path, key))", expected: "an encoded polyline or a GeoJSON LineString")
+            throw RouteParseError.typeMismatch(path: key, expected: "an encoded polyline or a GeoJSON LineString")
         }
     }
 }
@@ -113,14 +109,14 @@ struct OSRMRouteDTO {
     var geometry: GeometryDTO?
     var legs: [OSRMLegDTO]?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
-            case "duration": duration = try r.double(path, "duration", in: PhysicalRange.routeDuration)
-            case "geometry": geometry = try GeometryDTO(&r, path, "geometry")
-            case "legs": legs = try r.objects(path, "legs", OSRMLegDTO.init)
+            case "distance": distance = try r.double("distance", in: PhysicalRange.routeDistance)
+            case "duration": duration = try r.double("duration", in: PhysicalRange.routeDuration)
+            case "geometry": geometry = try GeometryDTO(&r, "geometry")
+            case "legs": legs = try r.objects("legs", OSRMLegDTO.init)
             default: try r.skipValue()
             }
         }
@@ -132,11 +128,11 @@ struct OSRMViaWaypointDTO {
     static let geometryIndexRange = 0...(1 << 31)
     var geometryIndex: Int?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "geometry_index": geometryIndex = try r.int(path, "geometry_index", in: Self.geometryIndexRange)
+            case "geometry_index": geometryIndex = try r.int("geometry_index", in: Self.geometryIndexRange)
             default: try r.skipValue()
             }
         }
@@ -154,38 +150,39 @@ struct OSRMLegDTO {
     /// The countries the leg crosses (ISO 3166-1 codes), indexed by the intersections' `admin_index`.
     var admins: [String]?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
-            case "duration": duration = try r.double(path, "duration", in: PhysicalRange.routeDuration)
-            case "steps": steps = try r.objects(path, "steps", OSRMStepDTO.init)
+            case "distance": distance = try r.double("distance", in: PhysicalRange.routeDistance)
+            case "duration": duration = try r.double("duration", in: PhysicalRange.routeDuration)
+            case "steps": steps = try r.objects("steps", OSRMStepDTO.init)
             case "annotation":
                 annotation = [:]
-                guard var columns = try r.optionalMembers(path, "annotation") else { continue }
+                guard var columns = try r.optionalMembers("annotation") else { continue }
                 while let column = try r.nextKey(&columns) {
                     guard try r.kind() == .array else {
                         try r.skipValue()
                         continue
                     }
                     var items = try r.beginArray()
+                    let name = column.string
                     var values: [JSONValue] = []
                     var repeated = JSONReader.RepeatedValue()
                     while try r.nextItem(&items) { values.append(try r.readValue(repeating: &repeated)) }
-                    annotation[column.string] = values
+                    annotation[name] = values
                 }
-            case "incidents": incidents = try r.objects(path, "incidents", OSRMIncidentDTO.init)
-            case "via_waypoints": viaWaypoints = try r.objects(path, "via_waypoints", OSRMViaWaypointDTO.init)
+            case "incidents": incidents = try r.objects("incidents", OSRMIncidentDTO.init)
+            case "via_waypoints": viaWaypoints = try r.objects("via_waypoints", OSRMViaWaypointDTO.init)
             case "admins":
-                admins = try r.objects(path, "admins") { reader, adminPath in
+                admins = try r.objects("admins") { reader in
                     var alpha2: String?
                     var alpha3: String?
-                    var members = try reader.members(at: adminPath)
+                    var members = try reader.members()
                     while let key = try reader.nextKey(&members) {
                         switch key {
-                        case "iso_3166_1": alpha2 = try reader.string(adminPath, "iso_3166_1")
-                        case "iso_3166_1_alpha3": alpha3 = try reader.string(adminPath, "iso_3166_1_alpha3")
+                        case "iso_3166_1": alpha2 = try reader.string("iso_3166_1")
+                        case "iso_3166_1_alpha3": alpha3 = try reader.string("iso_3166_1_alpha3")
                         default: try reader.skipValue()
                         }
                     }
@@ -207,18 +204,18 @@ struct OSRMIncidentDTO {
     /// Every other member, as the server sent it.
     var properties: [String: JSONValue] = [:]
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
             case "id":
                 // A text or a whole number.
-                id = try r.kind() == .number ? try r.int(path, "id", in: PhysicalRange.identifier).map(String.init) : try r.string(path, "id")
-            case "type": type = try r.string(path, "type")
-            case "description": description = try r.string(path, "description")
-            case "impact": impact = try r.string(path, "impact")
-            case "geometry_index_start": geometryIndexStart = try r.int(path, "geometry_index_start", in: OSRMViaWaypointDTO.geometryIndexRange)
-            case "geometry_index_end": geometryIndexEnd = try r.int(path, "geometry_index_end", in: OSRMViaWaypointDTO.geometryIndexRange)
+                id = try r.kind() == .number ? try r.int("id", in: PhysicalRange.identifier).map(String.init) : try r.string("id")
+            case "type": type = try r.string("type")
+            case "description": description = try r.string("description")
+            case "impact": impact = try r.string("impact")
+            case "geometry_index_start": geometryIndexStart = try r.int("geometry_index_start", in: OSRMViaWaypointDTO.geometryIndexRange)
+            case "geometry_index_end": geometryIndexEnd = try r.int("geometry_index_end", in: OSRMViaWaypointDTO.geometryIndexRange)
             default: properties[key.string] = try r.readValue()
             }
         }
@@ -234,17 +231,17 @@ struct OSRMManeuverDTO {
     var instruction: String?
     var exit: Int?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "type": type = try r.string(path, "type")
-            case "modifier": modifier = try r.string(path, "modifier")
-            case "location": location = try r.doubles(path, "location")
-            case "bearing_before": bearingBefore = try r.double(path, "bearing_before", in: PhysicalRange.course)
-            case "bearing_after": bearingAfter = try r.double(path, "bearing_after", in: PhysicalRange.course)
-            case "instruction": instruction = try r.string(path, "instruction")
-            case "exit": exit = try r.int(path, "exit", in: 0...1000)
+            case "type": type = try r.string("type")
+            case "modifier": modifier = try r.string("modifier")
+            case "location": location = try r.doubles("location")
+            case "bearing_before": bearingBefore = try r.double("bearing_before", in: PhysicalRange.course)
+            case "bearing_after": bearingAfter = try r.double("bearing_after", in: PhysicalRange.course)
+            case "instruction": instruction = try r.string("instruction")
+            case "exit": exit = try r.int("exit", in: 0...1000)
             default: try r.skipValue()
             }
         }
@@ -257,14 +254,14 @@ struct OSRMLaneDTO {
     var active: Bool?
     var validIndication: String?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "indications": indications = try r.strings(path, "indications")
-            case "valid": valid = try r.bool(path, "valid")
-            case "active": active = try r.bool(path, "active")
-            case "valid_indication": validIndication = try r.string(path, "valid_indication")
+            case "indications": indications = try r.strings("indications")
+            case "valid": valid = try r.bool("valid")
+            case "active": active = try r.bool("active")
+            case "valid_indication": validIndication = try r.string("valid_indication")
             default: try r.skipValue()
             }
         }
@@ -283,33 +280,31 @@ struct OSRMIntersectionDTO {
     /// Index into the leg's `admins`.
     var adminIndex: Int?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "lanes": lanes = try r.objects(path, "lanes", OSRMLaneDTO.init)
-            case "location": location = try r.doubles(path, "location")
-            case "classes": classes = try r.strings(path, "classes")
-            case "tunnel_name": tunnelName = try r.string(path, "tunnel_name")
+            case "lanes": lanes = try r.objects("lanes", OSRMLaneDTO.init)
+            case "location": location = try r.doubles("location")
+            case "classes": classes = try r.strings("classes")
+            case "tunnel_name": tunnelName = try r.string("tunnel_name")
             case "toll_collection":
                 tollCollection = nil
-                let tollPath = FieldPath.key(path, "toll_collection")
-                guard var toll = try r.optionalMembers(path, "toll_collection") else { continue }
+                guard var toll = try r.optionalMembers("toll_collection") else { continue }
                 while let member = try r.nextKey(&toll) {
-                    if case "type" = member { tollCollection = try r.string(tollPath, "type") } else { try r.skipValue() }
+                    if case "type" = member { tollCollection = try r.string("toll_collection.type") } else { try r.skipValue() }
                 }
             case "rest_stop":
                 (restStopType, restStopName) = (nil, nil)
-                let stopPath = FieldPath.key(path, "rest_stop")
-                guard var stop = try r.optionalMembers(path, "rest_stop") else { continue }
+                guard var stop = try r.optionalMembers("rest_stop") else { continue }
                 while let member = try r.nextKey(&stop) {
                     switch member {
-                    case "type": restStopType = try r.string(stopPath, "type")
-                    case "name": restStopName = try r.string(stopPath, "name")
+                    case "type": restStopType = try r.string("rest_stop.type")
+                    case "name": restStopName = try r.string("rest_stop.name")
                     default: try r.skipValue()
                     }
                 }
-            case "admin_index": adminIndex = try r.int(path, "admin_index", in: 0...10_000)
+            case "admin_index": adminIndex = try r.int("admin_index", in: 0...10_000)
             default: try r.skipValue()
             }
         }
@@ -331,23 +326,23 @@ struct OSRMStepDTO {
     var bannerInstructions: [OSRMBannerDTO]?
     var voiceInstructions: [OSRMVoiceDTO]?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "distance": distance = try r.double(path, "distance", in: PhysicalRange.routeDistance)
-            case "duration": duration = try r.double(path, "duration", in: PhysicalRange.routeDuration)
-            case "geometry": geometry = try GeometryDTO(&r, path, "geometry")
-            case "name": name = try r.string(path, "name")
-            case "ref": ref = try r.string(path, "ref")
-            case "destinations": destinations = try r.string(path, "destinations")
-            case "exits": exits = try r.string(path, "exits")
-            case "rotary_name": rotaryName = try r.string(path, "rotary_name")
-            case "driving_side": drivingSide = try r.string(path, "driving_side")
-            case "maneuver": maneuver = try r.readNull() ? nil : try OSRMManeuverDTO(&r, path: .key(path, "maneuver"))
-            case "intersections": intersections = try r.objects(path, "intersections", OSRMIntersectionDTO.init)
-            case "bannerInstructions": bannerInstructions = try r.objects(path, "bannerInstructions", OSRMBannerDTO.init)
-            case "voiceInstructions": voiceInstructions = try r.objects(path, "voiceInstructions", OSRMVoiceDTO.init)
+            case "distance": distance = try r.double("distance", in: PhysicalRange.routeDistance)
+            case "duration": duration = try r.double("duration", in: PhysicalRange.routeDuration)
+            case "geometry": geometry = try GeometryDTO(&r, "geometry")
+            case "name": name = try r.string("name")
+            case "ref": ref = try r.string("ref")
+            case "destinations": destinations = try r.string("destinations")
+            case "exits": exits = try r.string("exits")
+            case "rotary_name": rotaryName = try r.string("rotary_name")
+            case "driving_side": drivingSide = try r.string("driving_side")
+            case "maneuver": maneuver = try r.readNull() ? nil : try r.within("maneuver") { reader in try OSRMManeuverDTO(&reader) }
+            case "intersections": intersections = try r.objects("intersections", OSRMIntersectionDTO.init)
+            case "bannerInstructions": bannerInstructions = try r.objects("bannerInstructions", OSRMBannerDTO.init)
+            case "voiceInstructions": voiceInstructions = try r.objects("voiceInstructions", OSRMVoiceDTO.init)
             default: try r.skipValue()
             }
         }
@@ -361,15 +356,15 @@ struct OSRMBannerComponentDTO {
     var directions: [String]?
     var activeDirection: String?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "text": text = try r.string(path, "text")
-            case "type": type = try r.string(path, "type")
-            case "active": active = try r.bool(path, "active")
-            case "directions": directions = try r.strings(path, "directions")
-            case "active_direction": activeDirection = try r.string(path, "active_direction")
+            case "text": text = try r.string("text")
+            case "type": type = try r.string("type")
+            case "active": active = try r.bool("active")
+            case "directions": directions = try r.strings("directions")
+            case "active_direction": activeDirection = try r.string("active_direction")
             default: try r.skipValue()
             }
         }
@@ -383,23 +378,23 @@ struct OSRMBannerContentDTO {
     var degrees: Double?
     var components: [OSRMBannerComponentDTO]?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "text": text = try r.string(path, "text")
-            case "type": type = try r.string(path, "type")
-            case "modifier": modifier = try r.string(path, "modifier")
-            case "degrees": degrees = try r.double(path, "degrees", in: -360...360)
-            case "components": components = try r.objects(path, "components", OSRMBannerComponentDTO.init)
+            case "text": text = try r.string("text")
+            case "type": type = try r.string("type")
+            case "modifier": modifier = try r.string("modifier")
+            case "degrees": degrees = try r.double("degrees", in: -360...360)
+            case "components": components = try r.objects("components", OSRMBannerComponentDTO.init)
             default: try r.skipValue()
             }
         }
     }
 
-    /// The content at `path.key`, or nil for `null`.
-    static func optional(_ r: inout JSONReader, _ path: FieldPath, _ key: String) throws -> Self? {
-        try r.readNull() ? nil : try Self(&r, path: .key(path, key))
+    /// The content at `key`, or nil for `null`.
+    static func optional(_ r: inout JSONReader, _ key: String) throws -> Self? {
+        try r.readNull() ? nil : try r.within(key) { reader in try Self(&reader) }
     }
 }
 
@@ -409,14 +404,14 @@ struct OSRMBannerDTO {
     var secondary: OSRMBannerContentDTO?
     var sub: OSRMBannerContentDTO?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "distanceAlongGeometry": distanceAlongGeometry = try r.double(path, "distanceAlongGeometry", in: PhysicalRange.routeDistance)
-            case "primary": primary = try OSRMBannerContentDTO.optional(&r, path, "primary")
-            case "secondary": secondary = try OSRMBannerContentDTO.optional(&r, path, "secondary")
-            case "sub": sub = try OSRMBannerContentDTO.optional(&r, path, "sub")
+            case "distanceAlongGeometry": distanceAlongGeometry = try r.double("distanceAlongGeometry", in: PhysicalRange.routeDistance)
+            case "primary": primary = try OSRMBannerContentDTO.optional(&r, "primary")
+            case "secondary": secondary = try OSRMBannerContentDTO.optional(&r, "secondary")
+            case "sub": sub = try OSRMBannerContentDTO.optional(&r, "sub")
             default: try r.skipValue()
             }
         }
@@ -428,13 +423,13 @@ struct OSRMVoiceDTO {
     var announcement: String?
     var ssmlAnnouncement: String?
 
-    init(_ r: inout JSONReader, path: FieldPath) throws {
-        var members = try r.members(at: path)
+    init(_ r: inout JSONReader) throws {
+        var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "distanceAlongGeometry": distanceAlongGeometry = try r.double(path, "distanceAlongGeometry", in: PhysicalRange.routeDistance)
-            case "announcement": announcement = try r.string(path, "announcement")
-            case "ssmlAnnouncement": ssmlAnnouncement = try r.string(path, "ssmlAnnouncement")
+            case "distanceAlongGeometry": distanceAlongGeometry = try r.double("distanceAlongGeometry", in: PhysicalRange.routeDistance)
+            case "announcement": announcement = try r.string("announcement")
+            case "ssmlAnnouncement": ssmlAnnouncement = try r.string("ssmlAnnouncement")
             default: try r.skipValue()
             }
         }

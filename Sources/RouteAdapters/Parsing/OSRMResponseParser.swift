@@ -58,7 +58,7 @@ public struct OSRMResponseParser: RouteResponseParser {
     /// Parses a single route object (one element of a `routes` array), with the given waypoints.
     public func parseRoute(from data: Data, waypoints: [Waypoint] = []) throws -> Route {
         try checkEnvelope(data)
-        let dto = try read(data) { reader in try OSRMRouteDTO(&reader, path: .root("route")) }
+        let dto = try read(data) { reader in try reader.within("route") { reader in try OSRMRouteDTO(&reader) } }
         return try checkedRoute(dto, path: "route", waypoints: waypoints)
     }
 
@@ -159,9 +159,9 @@ public struct OSRMResponseParser: RouteResponseParser {
             } catch {
                 throw RouteParseError.invalidGeometry("\(path()): \(error)")
             }
-        case .coordinates(let pairs, let pairsPath):
+        case .coordinates(let pairs):
             coordinates = try pairs.map { pair throws(RouteParseError) in
-                guard pair.count >= 2 else { throw RouteParseError.invalidGeometry("\(pairsPath): a position has fewer than 2 numbers") }
+                guard pair.count >= 2 else { throw RouteParseError.invalidGeometry("\(path()).coordinates: a position has fewer than 2 numbers") }
                 return GeographicCoordinate(latitude: pair[1], longitude: pair[0])
             }
         }
