@@ -146,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RoadAheadTests",
-            dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport"]
+            dependencies: ["RoadAhead", "NavigationCore", "RouteAdapters", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "GuidanceTests", dependencies: ["Guidance", "NavigationCore"]),
         .testTarget(name: "WebBridgeTests", dependencies: ["WebBridge", "NavigationProtocol"]),

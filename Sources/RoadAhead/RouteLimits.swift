@@ -23,16 +23,24 @@ public struct RouteLimits: Sendable {
         // The step's annotations taken once per step, not the whole step copied per segment.
         var annotations = SegmentAnnotations()
         var annotationsStep = -1
+        var maxSpeedMember: Int?
+        // The last `maxspeed` read, and its limit: a street's segments share one (``JSONValue/isIdentical(to:)``).
+        var lastMember: JSONValue?
+        var lastLimit: MaxSpeed?
         for segment in 0..<index.segmentCount {
             if index.segmentStep[segment] != annotationsStep {
                 annotationsStep = index.segmentStep[segment]
                 annotations = route.steps[annotationsStep].annotations
+                maxSpeedMember = annotations.memberIndex("maxspeed")
             }
             let inStep = index.segmentIndexInStep[segment]
             let start = index.cumulativeDistance[segment], end = index.cumulativeDistance[segment + 1]
-            guard inStep < annotations.count,
-                case .limit(let value, let unit)? = MaxSpeed(annotation: annotations.value("maxspeed", at: inStep))
-            else { continue }
+            guard inStep < annotations.count, let maxSpeedMember, let member = annotations.value(member: maxSpeedMember, at: inStep) else { continue }
+            if lastMember.map({ !$0.isIdentical(to: member) }) ?? true {
+                lastMember = member
+                lastLimit = MaxSpeed(annotation: member)
+            }
+            guard case .limit(let value, let unit)? = lastLimit else { continue }
             if var last = runs.last, last.value == value, last.unit == unit, abs(last.end - start) < 0.01 {
                 last.end = end
                 runs[runs.count - 1] = last

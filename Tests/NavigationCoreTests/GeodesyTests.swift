@@ -38,6 +38,25 @@ struct GeodesyTests {
         }
     }
 
+    /// A polyline's walk takes each point's cosine from the segment before: the same lengths, to the bit, as each
+    /// segment's own ``Geodesy/distance(_:_:)``, for the polyline and for a route's index of it.
+    @Test func walksAlongAPolylineAreItsSegmentsToTheBit() async {
+        await propertyCheck(count: 300, input: Self.nearby.array(of: 1...20)) { line in
+            var sum = 0.0
+            var running: [Double] = [0]
+            for i in line.indices.dropFirst() {
+                sum += Geodesy.distance(line[i - 1], line[i])
+                running.append(sum)
+            }
+            #expect(Geodesy.length(of: line) == (line.count > 1 ? sum : 0))
+            let step = RouteStep(
+                geometry: line, distance: sum, duration: 60, instruction: "Drive", maneuver: Maneuver(type: .depart, location: line[0]))
+            let index = RouteIndex(route: Route(geometry: line, distance: sum, duration: 60, waypoints: [], steps: [step]))
+            // A point that repeats the one before is a segment of no length (only a step's first point is dropped).
+            #expect(index.cumulativeDistance == (line.count > 1 ? running : [0, 0]))
+        }
+    }
+
     @Test func destinationInvertsDistanceAndBearing() async {
         await propertyCheck(count: 300, input: Self.nearby, Gen.double(in: 0..<360), Gen.double(in: 1...20_000)) {
             origin, bearing, distance in

@@ -92,4 +92,58 @@ struct JSONParserTests {
     func intValueIsExactOrNil(text: String, expected: Int?) throws {
         #expect(try JSONParser.parse(Array(text.utf8)).intValue == expected)
     }
+
+    /// A string's bytes, as the parser reads them eight at a time, against the rule read byte by byte: the text up
+    /// to the closing quote when it is well-formed UTF-8 without control characters; else the error at the first
+    /// control character, or at the closing quote for malformed UTF-8. Each string is placed after 0-7 bytes of
+    /// padding, so that the special bytes fall at every place in a word.
+    @Test func stringsReadEightBytesAtATimeAreReadByTheRule() async {
+        let alphabet: [UInt8] = [0x01, 0x1F, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xBF, 0xC3, 0xA4, 0xE2, 0x82, 0xAC, 0x61, 0x7A]
+        let content = Gen.int(in: 0...(alphabet.count - 1)).map { alphabet[$0] }.array(of: 0...40)
+        await propertyCheck(count: 3000, input: content, Gen.int(in: 0...7)) { bytes, padding in
+            let document = Array(repeating: UInt8(ascii: " "), count: padding) + [UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")]
+            let expected: Result<JSONValue, JSONParser.Error>
+            if let control = bytes.firstIndex(where: { $0 < 0x20 }) {
+                expected = .failure(JSONParser.Error(reason: "control character in a string", offset: padding + 1 + control))
+            } else if let text = String(validating: bytes, as: UTF8.self) {
+                expected = .success(.string(text))
+            } else {
+                expected = .failure(JSONParser.Error(reason: "invalid UTF-8 in a string", offset: padding + 1 + bytes.count))
+            }
+            let parsed: Result<JSONValue, JSONParser.Error>
+            do { parsed = .success(try JSONParser.parse(document)) } catch let error as JSONParser.Error { parsed = .failure(error) } catch { return }
+            #expect(parsed == expected)
+            // The same bytes as a key: the reader's keys are cut by the same run.
+            let key = Array("{".utf8) + document + Array(":1}".utf8)
+            let read: Result<String, JSONParser.Error>
+            do {
+                read = .success(
+                    try JSONReader.read(key) { reader in
+                        var members = try reader.beginObject()
+                        let text = try reader.nextKey(&members)?.string ?? ""
+                        try reader.skipValue()
+                        _ = try reader.nextKey(&members)
+                        return text
+                    })
+            } catch let error as JSONParser.Error {
+                read = .failure(error)
+            } catch {
+                Issue.record("untyped error \(error)")
+                return
+            }
+            switch (expected, read) {
+            case (.success(.string(let text)), .success(let keyText)): #expect(keyText == text)
+            case (.failure(let error), .failure(let keyError)): #expect(keyError.reason == error.reason)
+            default: Issue.record("key \(read) where the string gave \(expected)")
+            }
+        }
+    }
+
+    /// An escape at every place of a word: the run before it is plain, the escape is read, the run after it too.
+    @Test(arguments: 0...17)
+    func escapesAreFoundAtEveryPlace(place: Int) throws {
+        let before = String(repeating: "a", count: place), after = String(repeating: "b", count: 17 - place)
+        #expect(try JSONParser.parse(Array(("\"" + before + "\\n" + after + "\"").utf8)) == .string(before + "\n" + after))
+        #expect(try JSONParser.parse(Array(("\"" + before + "\\u00e4" + after + "\"").utf8)) == .string(before + "ä" + after))
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NavigationCore
+import PropertyBased
 import RoadAhead
 import Testing
 
@@ -46,5 +47,29 @@ struct RouteLimitsTests {
         #expect(ahead?.value == 40 && abs((ahead?.start ?? 0) - 200) < 1)
         #expect(limits.firstLimitAhead(of: 210, within: 100, over: over50)?.value == 30, "inside the 40: the 30 next")
         #expect(Self.limits([]).firstLimitAhead(of: 0, within: 1000, over: { _ in true }) == nil)
+    }
+
+    /// A street's segments share one `maxspeed` value (the reader reads a repeat once): its limit is read once for
+    /// them, and the runs are those of the same limits each in storage of its own.
+    @Test func sharedLimitValuesGiveTheRunsOfTheirOwn() async {
+        let shared: [JSONValue] = [
+            ["speed": .number(60), "unit": "km/h"], ["speed": .number(40), "unit": "km/h"], ["unknown": true], ["none": true],
+            ["speed": .number(30), "unit": "mph"],
+        ]
+        // The same values made again, each time: equal, never identical.
+        let fresh: [() -> JSONValue] = [
+            { ["speed": .number(60), "unit": "km/h"] }, { ["speed": .number(40), "unit": "km/h"] }, { ["unknown": true] }, { ["none": true] },
+            { ["speed": .number(30), "unit": "mph"] },
+        ]
+        await propertyCheck(count: 300, input: Gen.int(in: 0...(shared.count - 1)).array(of: 1...30)) { picks in
+            func limits(_ column: [JSONValue]) -> RouteLimits {
+                var route = Self.route(picks.map { _ in nil })
+                route.steps[0].annotations = SegmentAnnotations(columns: ["maxspeed": column], offset: 0, count: column.count)
+                return RouteLimits(route: route, index: RouteIndex(route: route))
+            }
+            let sharing = limits(picks.map { shared[$0] })
+            #expect(sharing.runs == limits(picks.map { fresh[$0]() }).runs)
+            #expect(sharing.runs.count == picks.indices.filter { i in picks[i] != 2 && picks[i] != 3 && (i == 0 || picks[i - 1] != picks[i]) }.count)
+        }
     }
 }

@@ -30,6 +30,14 @@ public struct RouteIndex: Sendable {
         var stepStart: [Double] = []
         var stepEnd: [Double] = []
         var stepFirstSegment: [Int] = []
+        // Room for every point at once (steps share their ends, so a few too many), not grown as they come.
+        let pointCount = route.steps.reduce(0) { $0 + $1.geometry.count }
+        points.reserveCapacity(pointCount)
+        cumulative.reserveCapacity(pointCount)
+        segmentStep.reserveCapacity(pointCount)
+        segmentIndexInStep.reserveCapacity(pointCount)
+        // The last point's latitude's cosine, for the next segment's length.
+        var lastCos = 0.0
         for (stepIndex, step) in route.steps.enumerated() {
             stepStart.append(cumulative.last ?? 0)
             stepFirstSegment.append(max(0, points.count - 1))
@@ -38,12 +46,15 @@ public struct RouteIndex: Sendable {
                 guard let last = points.last else {
                     points.append(point)
                     cumulative.append(0)
+                    lastCos = Geodesy.cosLatitude(of: point)
                     continue
                 }
                 // The first point of a step repeats the last point of the previous one.
                 if i == 0, last == point { continue }
+                let cosine = Geodesy.cosLatitude(of: point)
                 points.append(point)
-                cumulative.append(cumulative[cumulative.count - 1] + Geodesy.distance(last, point))
+                cumulative.append(cumulative[cumulative.count - 1] + Geodesy.distance(last, point, cosLatitudes: (lastCos, cosine)))
+                lastCos = cosine
                 segmentStep.append(stepIndex)
                 segmentIndexInStep.append(indexInStep)
                 indexInStep += 1

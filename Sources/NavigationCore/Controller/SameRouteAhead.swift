@@ -26,8 +26,11 @@ public struct SameRouteAhead: Sendable {
         var along = -1.0
         var nearest = Double.infinity
         var segment = current.segment(atDistance: max(0, progress - lookBehind))
+        // The start's metres per degree of longitude, once for every segment it is measured to (a cosine each).
+        let startScale = Geodesy.metersPerDegreeLongitude(at: start.latitude)
         while segment < current.segmentCount {
-            let projection = Geodesy.closestPoint(on: current.points[segment], current.points[segment + 1], to: start)
+            let projection = Geodesy.closestPoint(
+                on: current.points[segment], current.points[segment + 1], to: start, metersPerDegreeLongitude: startScale)
             if projection.distance < nearest {
                 nearest = projection.distance
                 let length = current.cumulativeDistance[segment + 1] - current.cumulativeDistance[segment]
@@ -65,8 +68,9 @@ public struct SameRouteAhead: Sendable {
         while cursor + 1 < route.segmentCount, route.cumulativeDistance[cursor + 1] < expected - slack { cursor += 1 }
         var best: Double?
         var segment = cursor
+        let scale = Geodesy.metersPerDegreeLongitude(at: point.latitude)
         while segment < route.segmentCount, route.cumulativeDistance[segment] <= expected + slack {
-            let d = Geodesy.closestPoint(on: route.points[segment], route.points[segment + 1], to: point).distance
+            let d = Geodesy.closestPoint(on: route.points[segment], route.points[segment + 1], to: point, metersPerDegreeLongitude: scale).distance
             best = min(best ?? d, d)
             segment += 1
         }

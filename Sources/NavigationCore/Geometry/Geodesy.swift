@@ -10,12 +10,21 @@ public enum Geodesy {
 
     /// Great-circle distance between two points, metres (haversine formula).
     public static func distance(_ a: GeographicCoordinate, _ b: GeographicCoordinate) -> Double {
+        distance(a, b, cosLatitudes: (cosLatitude(of: a), cosLatitude(of: b)))
+    }
+
+    /// ``distance(_:_:)`` with the cosines of the two latitudes (``cosLatitude(of:)``) worked out by the caller: a
+    /// walk along a polyline has each point's from the segment before (a cosine a segment, the same value).
+    public static func distance(_ a: GeographicCoordinate, _ b: GeographicCoordinate, cosLatitudes: (a: Double, b: Double)) -> Double {
         let lat1 = radians(a.latitude), lat2 = radians(b.latitude)
         let dLat = lat2 - lat1
         let dLon = radians(b.longitude - a.longitude)
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
+        let h = sin(dLat / 2) * sin(dLat / 2) + cosLatitudes.a * cosLatitudes.b * sin(dLon / 2) * sin(dLon / 2)
         return 2 * earthRadius * asin(min(1, sqrt(h)))
     }
+
+    /// The cosine of `point`'s latitude, as ``distance(_:_:cosLatitudes:)`` takes it.
+    public static func cosLatitude(of point: GeographicCoordinate) -> Double { cos(radians(point.latitude)) }
 
     /// Initial bearing from `a` towards `b`, degrees clockwise from true north in 0..<360.
     public static func bearing(from a: GeographicCoordinate, to b: GeographicCoordinate) -> Double {
@@ -42,7 +51,12 @@ public enum Geodesy {
     public static func length(of line: [GeographicCoordinate]) -> Double {
         guard line.count > 1 else { return 0 }
         var total = 0.0
-        for i in 1..<line.count { total += distance(line[i - 1], line[i]) }
+        var previousCos = cosLatitude(of: line[0])
+        for i in 1..<line.count {
+            let cosine = cosLatitude(of: line[i])
+            total += distance(line[i - 1], line[i], cosLatitudes: (previousCos, cosine))
+            previousCos = cosine
+        }
         return total
     }
 

@@ -153,9 +153,40 @@ public struct JSONParser {
         }
     }
 
+    /// The index of the first byte from `start` that ends a run of plain ASCII in a string: a quote, a backslash, a
+    /// control character or a byte of a character beyond ASCII; `bytes.count` if none. Eight bytes at a time: most
+    /// of an answer's keys and texts are such runs.
+    func plainRunEnd(from start: Int) -> Int {
+        var i = start
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= bytes.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                // A byte that is zero in `v` has its high bit set in `(v - 1) & ~v` (a borrow can set bits above it,
+                // never below: the lowest flagged byte is a true one, and only the lowest is used).
+                let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+                let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+                var special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                special |= (word &- ones &* 0x20) & ~word  // a byte below 0x20
+                special = (special | word) & highs  // a byte from 0x80 up
+                if special != 0 { return i + special.trailingZeroBitCount / 8 }
+                i += 8
+            }
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return i }
+            i += 1
+        }
+        return i
+    }
+
     mutating func parseString() throws(Error) -> String {
         index += 1  // opening quote
         let start = index
+        index = plainRunEnd(from: start)
         // Fast path: no escapes.
         var highBits: UInt8 = 0
         while index < bytes.count {

@@ -240,15 +240,10 @@ public struct JSONReader {
     /// left to the string parser, which decodes and checks it.
     private mutating func readKey() throws(JSONParser.Error) -> JSONKey {
         let start = scanner.index + 1
-        var end = start
-        while end < scanner.bytes.count {
-            let byte = scanner.bytes[end]
-            if byte == UInt8(ascii: "\"") {
-                scanner.index = end + 1
-                return JSONKey(bytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<end]))
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            end += 1
+        let end = scanner.plainRunEnd(from: start)
+        if end < scanner.bytes.count, scanner.bytes[end] == UInt8(ascii: "\"") {
+            scanner.index = end + 1
+            return JSONKey(bytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<end]))
         }
         let decoded = try scanner.parseString()
         if decodedKeys == nil { decodedKeys = DecodedKeys() }

@@ -75,9 +75,19 @@ public struct SegmentAnnotations: Sendable, RandomAccessCollection {
 
     /// Member `name` of segment `segment`, nil when the segment does not have it.
     public func value(_ name: String, at segment: Int) -> JSONValue? {
+        memberIndex(name).flatMap { value(member: $0, at: segment) }
+    }
+
+    /// Where member `name` is in ``names``, nil when no segment has it: for a walk over many segments, which then
+    /// asks ``value(member:at:)`` without comparing names each time.
+    public func memberIndex(_ name: String) -> Int? {
         // A handful of names: a scan of short strings beats hashing one.
-        guard let n = names.firstIndex(of: name) else { return nil }
-        return columns[n][segment]
+        names.firstIndex(of: name)
+    }
+
+    /// The member at `member` in ``names`` of segment `segment`, nil when the segment does not have it.
+    public func value(member: Int, at segment: Int) -> JSONValue? {
+        columns[member][segment]
     }
 
     /// Whether segment `left` of `lhs` has the same members as segment `right` of `rhs`: the two tables' names

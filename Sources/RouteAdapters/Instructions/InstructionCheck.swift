@@ -5,22 +5,31 @@ import NavigationCore
 /// language (an engine without that language falls back to English), or with distances in the other unit system,
 /// must not reach the driver. Pure: texts in, problems out (empty: fine).
 public struct InstructionCheck: Sendable {
-    public var locale: InstructionLocale
+    public let locale: InstructionLocale
     /// The catalogs navd ships, to recognise each language by its words.
     let catalogs: [GuidanceCatalog]
     /// The other unit system's words in every language navd knows (an answer may be in the wrong language too):
     /// made once here, as filling the catalogs' templates is most of the check's time.
     let otherUnitWords: Set<String>
-    /// Every marker word of the catalogs, with a bit set for each catalog (by its index) that has it.
+    /// Every marker word of the catalogs, with a bit set for each catalog (by its index) that has it, and
+    /// ``requestedBit`` for the requested language's own markers: one lookup a word.
     let markerLanguages: [String: UInt64]
+    /// navd's texts in the language asked for (English when navd does not ship it).
+    let requested: GuidanceCatalog
+    /// The texts' language is checked only for a language navd ships (else it cannot be recognised).
+    let checksLanguage: Bool
+    static let requestedBit: UInt64 = 1 << 63
 
     public init(locale: InstructionLocale) {
         self.locale = locale
         catalogs = ShippedLanguages.files.keys.sorted().compactMap { LanguageTag($0).flatMap(ShippedLanguages.catalog(for:)) }
+        requested = locale.catalog
+        checksLanguage = LanguageTag(locale.language)?.language == requested.language
         var markerLanguages: [String: UInt64] = [:]
-        for (index, catalog) in catalogs.enumerated() where index < 64 {
+        for (index, catalog) in catalogs.enumerated() where index < 63 {
             for word in catalog.markers { markerLanguages[word, default: 0] |= 1 << UInt64(index) }
         }
+        for word in requested.markers { markerLanguages[word, default: 0] |= Self.requestedBit }
         self.markerLanguages = markerLanguages
         let otherUnits: [UnitKey] = locale.imperial ? [.metres, .kilometres] : [.feet, .yards, .miles]
         otherUnitWords = catalogs.reduce(into: Set<String>()) { words, catalog in
@@ -38,21 +47,15 @@ public struct InstructionCheck: Sendable {
     /// What is wrong with `texts` for the locale: "the instructions are in English (12 of 14), not Deutsch", "3 of
     /// 14 texts count in miles, not metres".
     public func problems(in texts: [String]) -> [String] {
-        let requested = locale.catalog
         // A language navd does not ship cannot be recognised: nothing to say about it.
-        guard let tag = LanguageTag(locale.language), tag.language == requested.language, !texts.isEmpty else { return [] }
+        guard checksLanguage, !texts.isEmpty else { return [] }
         var problems: [String] = []
         // Per language navd ships, the texts with its words and none of the requested one's.
-        let requestedMarkers = Set(requested.markers)
         var foreignTexts = [Int](repeating: 0, count: catalogs.count)
         for text in texts {
             var languages: UInt64 = 0
-            var hasRequested = false
-            Self.forEachWord(of: text) { word in
-                languages |= markerLanguages[word] ?? 0
-                hasRequested = hasRequested || requestedMarkers.contains(word)
-            }
-            guard !hasRequested else { continue }
+            Self.forEachWord(of: text) { word in languages |= markerLanguages[word] ?? 0 }
+            guard languages & Self.requestedBit == 0 else { continue }
             for index in catalogs.indices where languages & (1 << UInt64(index)) != 0 { foreignTexts[index] += 1 }
         }
         for (index, other) in catalogs.enumerated() where other.language != requested.language {
