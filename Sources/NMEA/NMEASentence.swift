@@ -106,29 +106,40 @@ extension NMEASentence {
         guard let start = bytes.lastIndex(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "!") }) else { throw .notASentence }
         bytes = bytes[(start + 1)...]
         while let last = bytes.last, last == 0x0d || last == 0x0a || last == 0x20 { bytes.removeLast() }
-        var hadChecksum = false
+        // The checksum's two digits, when the sentence has them; the body is what they cover.
+        var expectedChecksum: UInt8?
         if let star = bytes.lastIndex(of: UInt8(ascii: "*")) {
             let checksumText = bytes[(star + 1)...]
             guard checksumText.count == 2, let high = Self.hexDigit(checksumText.first!), let low = Self.hexDigit(checksumText.last!) else {
                 throw .badChecksum
             }
-            let expected = high << 4 | low
-            let body = bytes[..<star]
-            guard body.reduce(0, ^) == expected else { throw .badChecksum }
-            bytes = body
-            hadChecksum = true
+            expectedChecksum = high << 4 | low
+            bytes = bytes[..<star]
         }
-        // Printable ASCII only: anything else is line noise.
-        guard !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { throw .notASentence }
-        // The fields are cut at the commas' bytes; the address is the part before the first comma.
+        // One pass over the body: its checksum, whether it is printable ASCII, and its fields cut at the commas' bytes
+        // (the address is the part before the first comma). The checks then come in their order: the checksum first.
+        var checksum: UInt8 = 0
+        var unprintable = false
         var addressEnd: Int?
         var fieldRanges: [Range<Int>] = []
         fieldRanges.reserveCapacity(24)
         var fieldStart = bytes.startIndex
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ",") {
-            if addressEnd == nil { addressEnd = index } else { fieldRanges.append(fieldStart..<index) }
-            fieldStart = index + 1
+        bytes.withUnsafeBufferPointer { body in
+            for offset in body.indices {
+                let byte = body[offset]
+                checksum ^= byte
+                unprintable = unprintable || byte &- 0x20 >= 0x5f  // outside 0x20 ..< 0x7f
+                if byte == UInt8(ascii: ",") {
+                    let index = bytes.startIndex + offset
+                    if addressEnd == nil { addressEnd = index } else { fieldRanges.append(fieldStart..<index) }
+                    fieldStart = index + 1
+                }
+            }
         }
+        if let expectedChecksum, checksum != expectedChecksum { throw .badChecksum }
+        let hadChecksum = expectedChecksum != nil
+        // Printable ASCII only: anything else is line noise.
+        guard !bytes.isEmpty, !unprintable else { throw .notASentence }
         if addressEnd == nil { addressEnd = bytes.endIndex } else { fieldRanges.append(fieldStart..<bytes.endIndex) }
         let address = bytes[bytes.startIndex..<addressEnd!]
         guard address.count >= 3, address.allSatisfy(Self.isASCIILetterOrDigit) else { throw .notASentence }
@@ -181,24 +192,55 @@ public struct NMEALineSplitter: Sendable {
 
     /// Appends bytes and returns the complete lines they finish.
     public mutating func append<C: Collection>(_ bytes: C) -> [[UInt8]] where C.Element == UInt8 {
+        if let lines = bytes.withContiguousStorageIfAvailable({ append(contiguous: $0) }) { return lines }
+        return Array(bytes).withUnsafeBufferPointer { append(contiguous: $0) }
+    }
+
+    /// Bytes that end a line (CR, LF) or start a sentence (`$`, `!`); all the others are a line's run of text.
+    private static func isMark(_ byte: UInt8) -> Bool {
+        byte == 0x0a || byte == 0x0d || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!")
+    }
+
+    /// A run of text between marks is appended at once and a finished line handed over as it is (its storage
+    /// becomes the line's): byte by byte, with a copy of each line and new storage for the next, this was a third
+    /// of a fix's epoch assembly. The rules are those of a byte at a time (NMEAParserTests holds them to it).
+    private mutating func append(contiguous bytes: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
         var lines: [[UInt8]] = []
-        for byte in bytes {
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
             if byte == 0x0a || byte == 0x0d {
-                if !discarding, !buffer.isEmpty { lines.append(buffer) }
-                buffer.removeAll(keepingCapacity: true)
+                if !discarding, !buffer.isEmpty {
+                    lines.append(buffer)
+                    buffer = []
+                } else {
+                    buffer.removeAll(keepingCapacity: true)
+                }
                 discarding = false
+                i += 1
             } else if discarding {
-                continue
+                // Skipped up to the line's end; a sentence start does not end the discarding.
+                while i < bytes.count, bytes[i] != 0x0a, bytes[i] != 0x0d { i += 1 }
             } else if byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") {
                 // A new sentence start: whatever came before on this line was noise.
                 buffer.removeAll(keepingCapacity: true)
+                if buffer.capacity == 0 { buffer.reserveCapacity(96) }  // a sentence's length (82 by NMEA) at once
                 buffer.append(byte)
-            } else if buffer.count >= NMEASentence.maximumLength {
-                overlongLines += 1
-                buffer.removeAll(keepingCapacity: true)
-                discarding = true
+                i += 1
             } else {
-                buffer.append(byte)
+                var end = i + 1
+                while end < bytes.count, !Self.isMark(bytes[end]) { end += 1 }
+                let room = NMEASentence.maximumLength - buffer.count
+                if end - i <= room {
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<end]))
+                    i = end
+                } else {
+                    // The line outgrows the maximum at the byte after `room` more: dropped up to its end.
+                    overlongLines += 1
+                    buffer.removeAll(keepingCapacity: true)
+                    discarding = true
+                    i += room + 1
+                }
             }
         }
         return lines

@@ -67,6 +67,62 @@ struct NMEASentenceTests {
         #expect(splitter.overlongLines == 1)
         #expect(splitter.append(Array("\n$GPVTG,3\n".utf8)).count == 1)
     }
+
+    /// The splitter's rules a byte at a time, as it was written first: the model its runs are held to.
+    struct SplitterModel {
+        var buffer: [UInt8] = []
+        var discarding = false
+        var overlongLines = 0
+
+        mutating func append(_ bytes: [UInt8]) -> [[UInt8]] {
+            var lines: [[UInt8]] = []
+            for byte in bytes {
+                if byte == 0x0a || byte == 0x0d {
+                    if !discarding, !buffer.isEmpty { lines.append(buffer) }
+                    buffer.removeAll()
+                    discarding = false
+                } else if discarding {
+                    continue
+                } else if byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") {
+                    buffer = [byte]
+                } else if buffer.count >= NMEASentence.maximumLength {
+                    overlongLines += 1
+                    buffer.removeAll()
+                    discarding = true
+                } else {
+                    buffer.append(byte)
+                }
+            }
+            return lines
+        }
+    }
+
+    /// Streams of sentence starts, line ends, text and runs long enough to pass the maximum (at and around it), cut
+    /// into chunks anywhere: the same lines and the same count of overlong ones as the model.
+    @Test func lineSplitterKeepsTheRulesOfAByteAtATime() async {
+        let max = NMEASentence.maximumLength
+        let pieces: [[UInt8]] = [
+            Array("$".utf8), Array("!".utf8), [0x0d], [0x0a], Array("GPRMC,1.5,A".utf8), Array("*4F".utf8), [0x01, 0xFF],
+            [UInt8](repeating: 0x41, count: max - 1), [UInt8](repeating: 0x42, count: max), [UInt8](repeating: 0x43, count: max + 1),
+            [UInt8](repeating: 0x44, count: 300),
+        ]
+        let stream = Gen.int(in: 0...(pieces.count - 1)).array(of: 0...14)
+        await propertyCheck(count: 1000, input: stream, Gen.int(in: 1...700).array(of: 1...6)) { picks, cuts in
+            let bytes = picks.flatMap { pieces[$0] }
+            var model = SplitterModel()
+            let expected = model.append(bytes)
+            var splitter = NMEALineSplitter()
+            var lines: [[UInt8]] = []
+            var start = 0
+            for cut in cuts + [bytes.count] where start < bytes.count {
+                let end = min(bytes.count, start + cut)
+                lines += splitter.append(bytes[start..<end])
+                start = end
+            }
+            #expect(lines == expected)
+            #expect(splitter.overlongLines == model.overlongLines)
+        }
+    }
 }
 
 @Suite("NMEA epoch assembly")

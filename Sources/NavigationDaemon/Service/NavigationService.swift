@@ -262,7 +262,7 @@ public final class NavigationService: DaemonService {
         }
         // A command answered later is still owed (its `lateAnswer` settles it).
         if command == nil || answer != nil { client?.answered() }
-        perform(effects, recorder: recording?.current)
+        perform(consume effects, recorder: recording?.current)
         // A mutating getter, read in place (a getter on the stored coordinator copied it whole, on every input).
         let status = state.coordinator.statusLine
         if status != state.lastStatus {
@@ -310,10 +310,16 @@ public final class NavigationService: DaemonService {
         }
     }
 
-    private func perform(_ effects: [TripCoordinator.Effect], recorder: FlightRecorder?) {
+    private func perform(_ effects: consuming [TripCoordinator.Effect], recorder: FlightRecorder?) {
         let state = self.state
-        for effect in effects {
-            switch effect {
+        // Each effect moved out of the list and consumed by its case, its event handed on (`publish` consumes it):
+        // a `for` loop copies each effect and its binding copies the event again, a retain of every text and list
+        // in a `trip_state` twice a fix.
+        var pending = consume effects
+        for index in pending.indices {
+            var effect = TripCoordinator.Effect.deleteJournal  // a case without a payload, left in the effect's place
+            swap(&effect, &pending[index])
+            switch consume effect {
             case .publish(let event, let routeId):
                 let published = hub.publish(event, routeId: routeId)
                 recorder?.recordLine(published.line)
