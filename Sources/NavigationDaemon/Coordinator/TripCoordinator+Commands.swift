@@ -140,7 +140,12 @@ extension TripCoordinator {
     public var statusLine: String {
         mutating get {
             if let navigating = Self.distanceAndDeviation(&trip) {
-                return "navigating, \(HumanReadable.distance(navigating.distance)) left" + (navigating.offRoute ? " (off route)" : "")
+                // Read after every input: written again only when the rounded distance or the deviation changes.
+                let key = NavigatingStatus(distance: HumanReadable.RoundedDistance(navigating.distance), offRoute: navigating.offRoute)
+                if let navigatingStatus, navigatingStatus.key == key { return navigatingStatus.text }
+                let text = "navigating, \(key.distance) left" + (key.offRoute ? " (off route)" : "")
+                navigatingStatus = (key, text)
+                return text
             }
             switch phase {
             case "resuming": return "resuming trip \(trip!.routeId), waiting for GNSS fix"
@@ -155,4 +160,10 @@ extension TripCoordinator {
     private static func distanceAndDeviation(_ trip: inout Trip?) -> (distance: Double, offRoute: Bool)? {
         trip?.state.distanceRemainingAndOffRoute
     }
+}
+
+/// What a navigating status line says: the distance left as it is written, and whether the vehicle is off the route.
+struct NavigatingStatus: Equatable, Sendable {
+    var distance: HumanReadable.RoundedDistance
+    var offRoute: Bool
 }

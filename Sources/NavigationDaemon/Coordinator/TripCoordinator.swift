@@ -240,6 +240,8 @@ public struct TripCoordinator: Sendable {
     var fixGate = FixPlausibilityGate()
     /// The reason of the last rejected fix, while rejections continue (for the log).
     var lastRejection: FixRejection?
+    /// The last navigating status line and what it says (``statusLine``).
+    var navigatingStatus: (key: NavigatingStatus, text: String)?
     /// The trip state last published from a prediction, during an outage.
     var predicted: NavigatingState?
     /// Set when the source reported the end of its input (a replay): no outage to predict through.
