@@ -131,7 +131,9 @@ public struct JSONReader {
         let start = scanner.index
         let length = previous.text.count
         if length > 0, length <= scanner.bytes.count - start,
-            Self.sameBytes(scanner.bytes, at: start, and: previous.text.lowerBound, count: length)
+            sameBytes(
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scanner.bytes[start..<(start + length)])),
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scanner.bytes[previous.text])))
         {
             scanner.index = start + length
             return previous.value
@@ -139,26 +141,6 @@ public struct JSONReader {
         let value = try readValue()
         previous = RepeatedValue(value: value, text: start..<scanner.index)
         return value
-    }
-
-    /// True when the `count` bytes at `first` and at `second` in `bytes` are the same (a word at a time).
-    private static func sameBytes(_ bytes: UnsafeBufferPointer<UInt8>, at first: Int, and second: Int, count: Int) -> Bool {
-        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return count == 0 }
-        let word = MemoryLayout<UInt64>.size
-        var offset = 0
-        while offset + word <= count {
-            if base.loadUnaligned(fromByteOffset: first + offset, as: UInt64.self)
-                != base.loadUnaligned(fromByteOffset: second + offset, as: UInt64.self)
-            {
-                return false
-            }
-            offset += word
-        }
-        while offset < count {
-            if bytes[first + offset] != bytes[second + offset] { return false }
-            offset += 1
-        }
-        return true
     }
 
     /// Reads past the next value, checking it as strictly as ``JSONParser`` would (strings included).

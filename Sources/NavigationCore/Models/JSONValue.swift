@@ -58,21 +58,7 @@ public enum JSONValue: Hashable, Sendable {
     /// Whether two values are the same bits: for a value with storage, the same reference to it (and, for a short
     /// string kept in place, the same bytes).
     private static func sameBits<T>(_ a: T, _ b: T) -> Bool {
-        withUnsafeBytes(of: a) { left in
-            withUnsafeBytes(of: b) { right in
-                var offset = 0
-                while offset + 8 <= left.count {
-                    guard left.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    else { return false }
-                    offset += 8
-                }
-                while offset < left.count {
-                    guard left[offset] == right[offset] else { return false }
-                    offset += 1
-                }
-                return true
-            }
-        }
+        withUnsafeBytes(of: a) { left in withUnsafeBytes(of: b) { right in sameBytes(left, right) } }
     }
 
     /// Merges `other` into `self`: objects merge key by key (recursively), anything else is replaced by `other`.
