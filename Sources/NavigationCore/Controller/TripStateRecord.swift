@@ -121,47 +121,56 @@ public struct TripStateRecord: Hashable, Sendable, Codable {
     public var approach: Approach?
 
     public init(_ tripState: TripState, time: Date) {
-        self.time = ISO8601Timestamp.format(time)
         switch tripState {
         case .idle:
+            self.time = ISO8601Timestamp.format(time)
             state = "idle"
         case .complete(let completion):
+            self.time = ISO8601Timestamp.format(time)
             state = "complete"
             rawLocation = Point(completion.location)
             spokenInstruction = completion.spokenInstruction
             distanceTravelled = Self.rounded(completion.summary.distanceTravelled)
         case .navigating(let s):
-            state = "navigating"
-            rawLocation = Point(s.rawLocation)
-            snappedLocation = Point(s.snappedLocation)
-            stepIndex = s.stepIndex
-            remainingSteps = s.remainingSteps.count
-            remainingWaypoints = s.remainingWaypoints.count
-            progress = TripProgress(
-                distanceToNextManeuver: Self.rounded(s.progress.distanceToNextManeuver),
-                distanceRemaining: Self.rounded(s.progress.distanceRemaining),
-                durationRemaining: Self.rounded(s.progress.durationRemaining))
-            switch s.deviation {
-            case .none: deviation = Deviation(kind: "none", distance: 0)
-            case .offStep(let d): deviation = Deviation(kind: "off_step", distance: Self.rounded(d))
-            case .offRoute(let d): deviation = Deviation(kind: "off_route", distance: Self.rounded(d))
-            case .leaving(let d): deviation = Deviation(kind: "leaving", distance: Self.rounded(d))
-            case .approaching(let d): deviation = Deviation(kind: "approaching", distance: Self.rounded(d))
-            }
-            approach = s.approach.map {
-                Approach(
-                    distance: Self.rounded($0.distance), bearing: ($0.bearing * 10).rounded() / 10,
-                    lat: ($0.target.latitude * 1e7).rounded() / 1e7, lon: ($0.target.longitude * 1e7).rounded() / 1e7,
-                    roadName: $0.roadName, originSnapDistance: $0.originSnapDistance.map(Self.rounded))
-            }
-            roadName = s.roadName
-            visualInstruction = s.visualInstruction
-            spokenInstruction = s.spokenInstruction
-            if case .limit(let value, let unit)? = s.annotation?.maxSpeed { speedLimit = SpeedLimit(value: value, unit: unit.rawValue) }
-            congestion = s.annotation?.congestion
-            distanceTravelled = Self.rounded(s.summary.distanceTravelled)
-            predicted = s.predicted ? true : nil
+            self = TripStateRecord(navigating: s, maxSpeed: s.annotation?.maxSpeed, time: time)
         }
+    }
+
+    /// The record of a navigating state, read where it is (binding it out of a ``TripState`` copied the whole
+    /// state on every fix). `maxSpeed`: the limit of the state's segment (its annotation's, which the caller
+    /// needs too: read once).
+    public init(navigating s: NavigatingState, maxSpeed: MaxSpeed?, time: Date) {
+        self.time = ISO8601Timestamp.format(time)
+        state = "navigating"
+        rawLocation = Point(s.rawLocation)
+        snappedLocation = Point(s.snappedLocation)
+        stepIndex = s.stepIndex
+        remainingSteps = s.remainingSteps.count
+        remainingWaypoints = s.remainingWaypoints.count
+        progress = TripProgress(
+            distanceToNextManeuver: Self.rounded(s.progress.distanceToNextManeuver),
+            distanceRemaining: Self.rounded(s.progress.distanceRemaining),
+            durationRemaining: Self.rounded(s.progress.durationRemaining))
+        switch s.deviation {
+        case .none: deviation = Deviation(kind: "none", distance: 0)
+        case .offStep(let d): deviation = Deviation(kind: "off_step", distance: Self.rounded(d))
+        case .offRoute(let d): deviation = Deviation(kind: "off_route", distance: Self.rounded(d))
+        case .leaving(let d): deviation = Deviation(kind: "leaving", distance: Self.rounded(d))
+        case .approaching(let d): deviation = Deviation(kind: "approaching", distance: Self.rounded(d))
+        }
+        approach = s.approach.map {
+            Approach(
+                distance: Self.rounded($0.distance), bearing: ($0.bearing * 10).rounded() / 10,
+                lat: ($0.target.latitude * 1e7).rounded() / 1e7, lon: ($0.target.longitude * 1e7).rounded() / 1e7,
+                roadName: $0.roadName, originSnapDistance: $0.originSnapDistance.map(Self.rounded))
+        }
+        roadName = s.roadName
+        visualInstruction = s.visualInstruction
+        spokenInstruction = s.spokenInstruction
+        if case .limit(let value, let unit)? = maxSpeed { speedLimit = SpeedLimit(value: value, unit: unit.rawValue) }
+        congestion = s.annotation?.congestion
+        distanceTravelled = Self.rounded(s.summary.distanceTravelled)
+        predicted = s.predicted ? true : nil
     }
 
     /// Centimetres are plenty, and rounding keeps snapshots stable across floating-point noise.

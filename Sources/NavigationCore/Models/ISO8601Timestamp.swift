@@ -128,3 +128,24 @@ public enum ISO8601Timestamp {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
+
+/// The texts of the last few whole-second times formatted: a trip's arrival times, written on every fix, change a
+/// few times a minute, and a time formatted before is not formatted again (about 1,000 instructions each).
+public struct RecentTimestamps: Sendable {
+    /// Seconds since the reference date, and their text; oldest first.
+    private var entries: [(seconds: Double, text: String)] = []
+    /// How many texts are kept: the arrival and a few stops.
+    private static let capacity = 4
+
+    public init() {}
+
+    /// ``ISO8601Timestamp/format(_:)`` of the time `seconds` after the reference date (2001-01-01), seconds.
+    public mutating func text(secondsSinceReference seconds: Double) -> String {
+        // Compared by bits: equal bits are the same time, whose text is the same.
+        if let kept = entries.first(where: { $0.seconds.bitPattern == seconds.bitPattern }) { return kept.text }
+        let text = ISO8601Timestamp.format(Date(timeIntervalSinceReferenceDate: seconds))
+        if entries.count == Self.capacity { entries.removeFirst() }
+        entries.append((seconds, text))
+        return text
+    }
+}

@@ -56,12 +56,19 @@ public struct JSONObjectWriter {
         precondition(lastKey.isEmpty || lastKey.lexicographicallyPrecedes(bytes), "JSON keys out of order: \(key) after \(String(decoding: lastKey, as: UTF8.self))")
         lastKey = bytes
         #endif
-        if needsComma { out.append(UInt8(ascii: ",")) }
+        // Put together on the stack and appended at once: every append to an array asks the runtime whether its
+        // storage is shared, four times a key when appended piece by piece.
+        let length = key.utf8CodeUnitCount
+        let comma = needsComma ? 1 : 0
         needsComma = true
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 4) { text in
+            text[0] = UInt8(ascii: ",")
+            text[comma] = UInt8(ascii: "\"")
+            UnsafeMutableRawPointer(text.baseAddress! + comma + 1).copyMemory(from: key.utf8Start, byteCount: length)
+            text[comma + 1 + length] = UInt8(ascii: "\"")
+            text[comma + 2 + length] = UInt8(ascii: ":")
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<(length + 3 + comma)]))
+        }
     }
 
     public mutating func member(_ name: StaticString, _ value: Double?) {

@@ -14,14 +14,38 @@ public struct InstructionLedger: Sendable, Equatable {
     private var sent: Set<String> = []
     /// Sent instructions whose maneuver is still ahead, oldest first.
     public private(set) var pending: [Sent] = []
+    /// The banner and the prompt looked up last; their keys are in `sent`, which only grows. Nearly every fix
+    /// shows the same ones again, and needs no key made and hashed for them (about 4,000 instructions a fix).
+    private var lastVisual: VisualMark?
+    private var lastSpokenId: String?
+
+    /// What a banner's key is made of, the trigger distance by its bits: equal bits write the same key.
+    private struct VisualMark: Equatable {
+        var stepIndex: Int
+        var triggerBits: UInt64
+        var text: String
+
+        init(_ visual: VisualInstruction, stepIndex: Int) {
+            self.stepIndex = stepIndex
+            triggerBits = visual.triggerDistanceBeforeManeuver.bitPattern
+            text = visual.primary.text
+        }
+    }
 
     public init() {}
+
+    /// Equal when the same instructions were sent and the same are pending (what was looked up last is not
+    /// part of the ledger).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.sent == rhs.sent && lhs.pending == rhs.pending
+    }
 
     /// The instructions of `state` not sent yet, in the order to send them (banner before its prompt).
     public mutating func newInstructions(in state: NavigatingState) -> [InstructionEvent] {
         pending.removeAll { $0.stepIndex < state.stepIndex }
         var result: [InstructionEvent] = []
-        if let visual = state.visualInstruction {
+        if let visual = state.visualInstruction, case let mark = VisualMark(visual, stepIndex: state.stepIndex), mark != lastVisual {
+            lastVisual = mark
             let key = "v\(state.stepIndex)|\(visual.triggerDistanceBeforeManeuver)|\(visual.primary.text)"
             if sent.insert(key).inserted {
                 let entry = Sent(kind: .visual, stepIndex: state.stepIndex, key: key)
@@ -30,7 +54,8 @@ public struct InstructionLedger: Sendable, Equatable {
                 result.append(.visual(visual, stepIndex: state.stepIndex))
             }
         }
-        if let spoken = state.spokenInstruction {
+        if let spoken = state.spokenInstruction, lastSpokenId != spoken.utteranceId {
+            lastSpokenId = spoken.utteranceId
             if sent.insert("s" + spoken.utteranceId).inserted {
                 let entry = Sent(kind: .spoken, stepIndex: state.stepIndex, key: spoken.utteranceId)
                 pending.removeAll { $0.kind == .spoken }

@@ -21,7 +21,7 @@ extension TripCoordinator {
         let pace = trip.arrival.pace
         let estimator = trip.arrival, passedBeforeRoute = trip.passedBeforeRoute
         // Whole seconds: a driver reads minutes, and the record stays short.
-        func at(_ seconds: Double) -> String { ISO8601Timestamp.format(Date(timeIntervalSinceReferenceDate: (time.timeIntervalSinceReferenceDate + seconds).rounded())) }
+        func at(_ seconds: Double) -> String { trip.arrivalTexts.text(secondsSinceReference: (time.timeIntervalSinceReferenceDate + seconds).rounded()) }
         func tenths(_ seconds: Double) -> Double { (seconds * 10).rounded() / 10 }
         let waypoints = trip.legs.ahead(next: state.remainingWaypoints.startIndex, remaining: engineRemaining).map { stop, left in
             TripStateRecord.Arrival.Waypoint(

@@ -94,9 +94,10 @@ extension TripCoordinator {
         predicted = state
         publishNewInstructions(in: state)
         if before.stepIndex != state.stepIndex { log(.info, "gnss outage: predicted past the maneuver of step \(before.stepIndex)") }
-        var record = TripStateRecord(.navigating(state), time: time)
+        let maxSpeed = state.annotation?.maxSpeed
+        var record = TripStateRecord(navigating: state, maxSpeed: maxSpeed, time: time)
         // A predicted state has no speed the receiver vouches for: no speed alert.
-        record.speedAlert = observeSpeed(state: state, fix: nil, time: time)
+        record.speedAlert = observeSpeed(at: SpeedPlace(state, maxSpeed: maxSpeed), fix: nil, time: time)
         record.arrival = estimateArrival(state, fix: nil, time: time)
         record.roadAhead = current.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
         publish(.tripState(record))
@@ -151,18 +152,19 @@ extension TripCoordinator {
             arrive(completion, fix: fix)
             return
         case .navigating(let state):
-            let before = previous.navigating
-            handleDeviation(state, before: before, fix: fix, now: now)
-            publishWaypointsReached(state, before: before)
+            let before = StepSummary(previous)
+            handleDeviation(state, wasOff: before?.offRoute ?? false, fix: fix, now: now)
+            if let before { publishWaypointsReached(from: before.nextWaypoint, to: state.remainingWaypoints.startIndex) }
             publishNewInstructions(in: state)
-            var record = TripStateRecord(next, time: fix.location.timestamp)
-            record.speedAlert = observeSpeed(state: state, fix: fix, time: fix.location.timestamp)
+            let maxSpeed = state.annotation?.maxSpeed
+            var record = TripStateRecord(navigating: state, maxSpeed: maxSpeed, time: fix.location.timestamp)
+            record.speedAlert = observeSpeed(at: SpeedPlace(state, maxSpeed: maxSpeed), fix: fix, time: fix.location.timestamp)
             record.arrival = estimateArrival(state, fix: fix, time: fix.location.timestamp)
             // Read here, not through a method on `self` (a call to one from this step copied the whole coordinator),
             // and through `trip?`: read through `trip!`, the whole trip was copied first.
             record.roadAhead = trip?.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
             publish(.tripState(record))
-            let changed = before == nil || before!.stepIndex != state.stepIndex || before!.remainingWaypoints.count != state.remainingWaypoints.count
+            let changed = before == nil || before!.stepIndex != state.stepIndex || before!.waypointsLeft != state.remainingWaypoints.count
             let lastSave = trip?.lastJournalSave ?? nil
             let due = lastSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
             if changed || due { saveJournal(now: now) }
@@ -174,9 +176,29 @@ extension TripCoordinator {
         for instruction in trip!.ledger.newInstructions(in: state) { publish(.instruction(instruction)) }
     }
 
-    private mutating func publishWaypointsReached(_ state: NavigatingState, before: NavigatingState?) {
-        guard let before, Self.holdsTrip(&trip) else { return }
-        for index in before.remainingWaypoints.startIndex..<state.remainingWaypoints.startIndex {
+    /// What a fix's step needs of the navigating state before it, read where that state is (bound out of its
+    /// ``TripState``, the whole state was copied on every fix); nil when the state before was not navigating.
+    private struct StepSummary {
+        var offRoute: Bool
+        var stepIndex: Int
+        /// The index in the route's waypoints of the next one to reach.
+        var nextWaypoint: Int
+        var waypointsLeft: Int
+
+        init?(_ state: TripState) {
+            guard case .navigating(let s) = state else { return nil }
+            offRoute = s.deviation.isOffRoute
+            stepIndex = s.stepIndex
+            nextWaypoint = s.remainingWaypoints.startIndex
+            waypointsLeft = s.remainingWaypoints.count
+        }
+    }
+
+    /// Publishes the waypoints passed between the state before (whose next waypoint was `from`, an index in the
+    /// route's waypoints) and this one (`to`).
+    private mutating func publishWaypointsReached(from: Int, to: Int) {
+        guard from < to, Self.holdsTrip(&trip) else { return }
+        for index in from..<to {
             let waypoint = trip!.controller.route.waypoints[index]
             let requestedIndex = trip!.passedBeforeRoute + index - 1
             publish(.waypointReached(WaypointReachedEvent(index: requestedIndex, coordinate: waypoint.coordinate, kind: waypoint.kind)))

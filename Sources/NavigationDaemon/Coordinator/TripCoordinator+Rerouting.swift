@@ -7,11 +7,11 @@ import RouteAdapters
 extension TripCoordinator {
     /// Publishes deviation changes and, under the automatic policy, requests a reroute when the gate allows.
     /// `now`: the service's clock, which times the calculation session (fix times drive the reroute gate).
-    mutating func handleDeviation(_ state: NavigatingState, before: NavigatingState?, fix: GNSSFix, now: Date) {
+    /// `wasOff`: the state before was off the route.
+    mutating func handleDeviation(_ state: NavigatingState, wasOff: Bool, fix: GNSSFix, now: Date) {
         let policy = settings.reroute.policy
         guard policy != .off else { return }
         let isOff = state.deviation.isOffRoute
-        let wasOff = before?.deviation.isOffRoute ?? false
         if !isOff {
             if wasOff {
                 lastRerouteDecision = nil

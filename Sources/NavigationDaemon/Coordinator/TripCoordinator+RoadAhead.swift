@@ -12,23 +12,24 @@ extension TripCoordinator {
     /// - `fix`: the real fix the state was made from; nil for a state predicted through an outage, which has no
     ///   speed the receiver vouches for (no alert then); so has a fix the receiver estimated itself
     ///   (``GNSSQuality/estimated``, the receiver's own dead reckoning).
-    /// - `state`: the navigating state; nil without a trip, where the limit is free drive's (`freeDriveLimit`).
+    /// - `place`: where a navigating state is; nil without a trip, where the limit is free drive's (`freeDriveLimit`).
     /// The limit is the one in force at the snapped position while the vehicle is on the route; off it, leaving it
     /// or approaching it, the route's limit is not the road's.
-    mutating func observeSpeed(state: NavigatingState?, fix: GNSSFix?, time: Date, freeDriveLimit: (value: Double, unit: SpeedUnit)? = nil) -> SpeedAlert? {
-        let speed = state?.predicted == true || fix?.quality.estimated == true ? nil : fix?.location.speed?.metersPerSecond
-        var limit = state == nil ? freeDriveLimit : nil
+    mutating func observeSpeed(at place: SpeedPlace?, fix: GNSSFix?, time: Date, freeDriveLimit: (value: Double, unit: SpeedUnit)? = nil) -> SpeedAlert? {
+        let speed = place?.predicted == true || fix?.quality.estimated == true ? nil : fix?.location.speed?.metersPerSecond
+        var limit = place == nil ? freeDriveLimit : nil
         var ahead: (value: Double, unit: SpeedUnit, distance: Double)?
-        if let state, state.isOnRoute, case .limit(let value, let unit)? = state.annotation?.maxSpeed, Self.holdsTrip(&trip) {
-            limit = (value, unit)
+        if let place, let routeLimit = place.limit, Self.holdsTrip(&trip) {
+            let (value, unit) = routeLimit
+            limit = routeLimit
             if let speed {
                 let rules = speedAlerts.rules
                 let inForce = value * unit.metersPerSecond
                 // Through `trip?`: read through `trip!`, the whole trip was copied first.
-                let run = trip?.limits.firstLimitAhead(of: state.distanceAlong, within: rules.warningDistance(speed: speed)) { run in
+                let run = trip?.limits.firstLimitAhead(of: place.distanceAlong, within: rules.warningDistance(speed: speed)) { run in
                     run.metersPerSecond < inForce && speed / run.unit.metersPerSecond > rules.threshold(.minor, limit: run.value)
                 }
-                if let run { ahead = (run.value, run.unit, max(0, run.start - state.distanceAlong)) }
+                if let run { ahead = (run.value, run.unit, max(0, run.start - place.distanceAlong)) }
             }
         }
         let before = speedAlerts.alert
@@ -38,6 +39,23 @@ extension TripCoordinator {
         }
         let alert = speedAlerts.alert
         return alert.limit != nil || alert.level != .none || alert.lowerLimitAhead != nil ? alert : nil
+    }
+}
+
+/// What the speed alert needs of a navigating state, read where the state is (passed as an optional, the whole
+/// state was copied on every fix): how far along the route it is, whether it was predicted, and the route's limit
+/// in force there while the vehicle is on the route (nil off it, leaving it or approaching it).
+struct SpeedPlace {
+    /// Metres along the route.
+    var distanceAlong: Double
+    var predicted: Bool
+    var limit: (value: Double, unit: SpeedUnit)?
+
+    /// `maxSpeed`: the limit of the state's segment.
+    init(_ state: NavigatingState, maxSpeed: MaxSpeed?) {
+        distanceAlong = state.distanceAlong
+        predicted = state.predicted
+        if state.isOnRoute, case .limit(let value, let unit)? = maxSpeed { limit = (value, unit) }
     }
 }
 
@@ -59,7 +77,7 @@ extension TripCoordinator {
             record.speedLimit = match.limit.map { TripStateRecord.SpeedLimit(value: $0.value, unit: $0.unit.rawValue) }
             record.roadAhead = match.roadAhead
         }
-        record.speedAlert = observeSpeed(state: nil, fix: fix, time: time, freeDriveLimit: match?.limit)
+        record.speedAlert = observeSpeed(at: nil, fix: fix, time: time, freeDriveLimit: match?.limit)
         return record
     }
 

@@ -186,6 +186,8 @@ public struct TripCoordinator: Sendable {
         private(set) var legs: LegDurations
         /// The driver's pace and the arrival it gives; kept across reroutes (the pace is the driver's).
         var arrival = ArrivalEstimator()
+        /// The arrival times' texts written last (they change a few times a minute).
+        var arrivalTexts = RecentTimestamps()
         /// The route's posted limits, for the slow-down warning; made anew with each route.
         private(set) var limits: RouteLimits
         /// The route's road objects (tunnels, tolls, ferries, ...), for `roadAhead` and dead reckoning in tunnels.
