@@ -144,7 +144,7 @@ public final class EventHub: Sendable {
     public func publish(_ event: consuming NavigationEvent, routeId: String?) -> Published {
         let type = event.type
         let (seq, clients) = state.withLock { state in (state.sequencer.next(), Array(state.clients.values)) }
-        let line = EventMessage(seq: seq, routeId: routeId, event: event).line
+        let line = EventMessage.line(seq: seq, routeId: routeId, event: event)
         var overflowed: [ClientConnection] = []
         let buffer = ByteBuffer(bytes: line)  // one copy for every client
         for client in clients where client.wants(type) {

@@ -103,17 +103,22 @@ public struct EventMessage: Hashable, Sendable {
 
     /// The line navd sends, newline included: `type`, `seq`, `routeId`, then the payload's fields sorted
     /// (``JSONLine``'s order), written straight from the typed payload.
-    public var line: [UInt8] {
+    public var line: [UInt8] { Self.line(seq: seq, routeId: routeId, event: event) }
+
+    /// The line of `event` numbered `seq`, as ``line`` writes it, without a message made for it (the hub made one
+    /// to ask for its line, and copied it whole, every reference in a `trip_state`, on every fix).
+    public static func line(seq: UInt64, routeId: String?, event: NavigationEvent) -> [UInt8] {
+        let envelope = Envelope(type: event.type, seq: seq, routeId: routeId)
         switch event {
-        case .tripState(let record): return tripStateLine(record)
+        case .tripState(let record): return envelope.tripStateLine(record)
         case .route(let payload):
             // Room for the whole line at once, not copied as it grows: a real answer's route takes about 170 bytes
             // per point of its geometry (the point, the step's point again, the segment's annotation).
             let estimate = 1024 + payload.route.geometry.count * 192 + payload.route.steps.count * 512
-            if let line = handWrittenLine(payload, capacity: estimate) { return line }
-        case .routeCalculation(let payload): if let line = handWrittenLine(payload) { return line }
-        case .instruction(let payload): if let line = handWrittenLine(payload) { return line }
-        case .instructionRetracted(let payload): if let line = handWrittenLine(payload) { return line }
+            if let line = envelope.handWrittenLine(payload, capacity: estimate) { return line }
+        case .routeCalculation(let payload): if let line = envelope.handWrittenLine(payload) { return line }
+        case .instruction(let payload): if let line = envelope.handWrittenLine(payload) { return line }
+        case .instructionRetracted(let payload): if let line = envelope.handWrittenLine(payload) { return line }
         default: break
         }
         guard let members = try? event.payloadMembers() else {
@@ -122,8 +127,8 @@ public struct EventMessage: Hashable, Sendable {
         let keys = members.keys
         var out: [UInt8] = []
         out.reserveCapacity(keys.count * 24 + 96)
-        appendEnvelope(into: &out, id: keys.firstIndex(of: "id").map { id in { members.appendValue(at: id, into: &$0) } })
-        for (index, key) in keys.enumerated() where !Self.envelopeKeys.contains(key) {
+        envelope.append(into: &out, id: keys.firstIndex(of: "id").map { id in { members.appendValue(at: id, into: &$0) } })
+        for (index, key) in keys.enumerated() where !envelopeKeys.contains(key) {
             out.append(UInt8(ascii: ","))
             JSONText.appendString(key, into: &out)
             out.append(UInt8(ascii: ":"))
@@ -133,43 +138,52 @@ public struct EventMessage: Hashable, Sendable {
         return out
     }
 
-    /// The line of a `trip_state`, the event of every fix: the payload written by hand (``TripStateRecord``'s
-    /// `JSONTextWritable`), the same bytes as the generic path. It has none of the envelope's keys.
-    private func tripStateLine(_ record: TripStateRecord) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(1536)
-        appendEnvelope(into: &out)
-        JSONObjectWriter.continueObject(in: &out) { record.writeMembers(into: &$0) }
-        out.append(UInt8(ascii: "\n"))
-        return out
-    }
+    /// What every line begins with: `{"type":…,"seq":…,"routeId":…`.
+    private struct Envelope {
+        var type: EventType
+        var seq: UInt64
+        var routeId: String?
 
-    /// The line of a payload written by hand (``EventPayloadWritable``: the events a route brings), the same bytes
-    /// as the generic path; nil when that payload is left to the generic path. None of them has an envelope key.
-    private func handWrittenLine<Payload: EventPayloadWritable>(_ payload: Payload, capacity: Int = 512) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(capacity)
-        appendEnvelope(into: &out)
-        var written = false
-        JSONObjectWriter.continueObject(in: &out) { written = payload.writeMembers(into: &$0) }
-        guard written else { return nil }
-        out.append(UInt8(ascii: "\n"))
-        return out
-    }
-
-    /// `{"type":…,"id":…,"seq":…,"routeId":…`, the object left open; `id` writes the payload's `id` value, when
-    /// it has one.
-    private func appendEnvelope(into out: inout [UInt8], id: ((inout [UInt8]) -> Void)? = nil) {
-        out.append(contentsOf: #"{"type":"#.utf8)
-        JSONText.appendString(event.type.rawValue, into: &out)
-        if let id {
-            out.append(contentsOf: #","id":"#.utf8)
-            id(&out)
+        /// The line of a `trip_state`, the event of every fix: the payload written by hand
+        /// (``TripStateRecord``'s `JSONTextWritable`), the same bytes as the generic path. It has none of the
+        /// envelope's keys.
+        func tripStateLine(_ record: TripStateRecord) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(1536)
+            append(into: &out)
+            JSONObjectWriter.continueObject(in: &out) { record.writeMembers(into: &$0) }
+            out.append(UInt8(ascii: "\n"))
+            return out
         }
-        out.append(contentsOf: #","seq":"#.utf8)
-        JSONText.appendNumber(Double(seq), into: &out)
-        out.append(contentsOf: #","routeId":"#.utf8)
-        if let routeId { JSONText.appendString(routeId, into: &out) } else { JSONText.appendNull(into: &out) }
+
+        /// The line of a payload written by hand (``EventPayloadWritable``: the events a route brings), the same
+        /// bytes as the generic path; nil when that payload is left to the generic path. None of them has an
+        /// envelope key.
+        func handWrittenLine<Payload: EventPayloadWritable>(_ payload: Payload, capacity: Int = 512) -> [UInt8]? {
+            var out: [UInt8] = []
+            out.reserveCapacity(capacity)
+            append(into: &out)
+            var written = false
+            JSONObjectWriter.continueObject(in: &out) { written = payload.writeMembers(into: &$0) }
+            guard written else { return nil }
+            out.append(UInt8(ascii: "\n"))
+            return out
+        }
+
+        /// `{"type":…,"id":…,"seq":…,"routeId":…`, the object left open; `id` writes the payload's `id` value,
+        /// when it has one.
+        func append(into out: inout [UInt8], id: ((inout [UInt8]) -> Void)? = nil) {
+            out.append(contentsOf: #"{"type":"#.utf8)
+            JSONText.appendString(type.rawValue, into: &out)
+            if let id {
+                out.append(contentsOf: #","id":"#.utf8)
+                id(&out)
+            }
+            out.append(contentsOf: #","seq":"#.utf8)
+            JSONText.appendNumber(Double(seq), into: &out)
+            out.append(contentsOf: #","routeId":"#.utf8)
+            if let routeId { JSONText.appendString(routeId, into: &out) } else { JSONText.appendNull(into: &out) }
+        }
     }
 
     /// Keys the envelope writes (a payload field of the same name is replaced, or moved first for `id`).
