@@ -194,7 +194,7 @@ extension TripCoordinator {
         if let session, !alternatives.isEmpty { offerAlternatives(alternatives, session: session, now: now) }
         log(.notice, "trip \(trip!.routeId) started: \(Int(controller.route.distance)) m, \(controller.route.steps.count) steps")
         if let fix = lastFix {
-            apply(controller.initialState(for: fix.location), previous: .idle, fix: fix, now: now)
+            apply(controller.initialState(for: fix.location), before: nil, fix: fix, now: now)
             refreshIfDue(fix: fix, now: now)
             lookForFasterRouteIfDue(fix: fix, now: now)
         }

@@ -65,7 +65,7 @@ extension TripCoordinator {
         }
         let previous = current.state
         let next = current.controller.advanceManually(previous)
-        apply(next, previous: previous, fix: fix, now: now)
+        apply(next, before: StepSummary(previous), fix: fix, now: now)
         return AdvanceReply(stepIndex: next.navigating?.stepIndex, arrived: next.navigating == nil)
     }
 

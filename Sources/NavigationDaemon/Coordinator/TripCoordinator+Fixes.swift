@@ -46,28 +46,35 @@ extension TripCoordinator {
             publish(.tripState(freeDriveState(fix)))
             return
         }
-        let previous = trip?.state ?? .idle  // the trip is there (above); `trip!.state` copied it whole
+        // What the step needs of the state before, read in place: the state itself is not kept (a copy of it, and
+        // its release, on every fix).
+        let before = Self.stepSummary(of: &trip!)
         let next: TripState
         if let resume = trip?.resumeFrom {
             next = trip!.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
             trip!.resumeFrom = nil
             publishRoute(reason: .resumed, session: nil)
-        } else if !previous.isNavigating {
+        } else if before == nil {
             next = trip!.controller.initialState(for: fix.location)
         } else {
             // A jump the gate accepted adds nothing to the distance travelled (found by the whole-daemon fuzz:
             // interleaved streams of receivers elsewhere added 587 000 km).
-            next = Self.nextState(of: &trip!, after: previous, fix: fix, afterJump: jumped)
+            next = Self.nextState(of: &trip!, fix: fix, afterJump: jumped)
         }
-        apply(next, previous: previous, fix: fix, now: now)
+        apply(next, before: before, fix: fix, now: now)
         refreshIfDue(fix: fix, now: now)
         lookForFasterRouteIfDue(fix: fix, now: now)
     }
 
     /// The controller's next state for `fix`, the trip read in place: called through `trip!` from here, the
     /// controller was copied for the call (a retain and a release of everything it holds, on every fix).
-    private static func nextState(of trip: inout Trip, after previous: TripState, fix: GNSSFix, afterJump: Bool) -> TripState {
-        trip.controller.update(previous, with: fix.location, afterJump: afterJump)
+    private static func nextState(of trip: inout Trip, fix: GNSSFix, afterJump: Bool) -> TripState {
+        trip.controller.update(trip.state, with: fix.location, afterJump: afterJump)
+    }
+
+    /// The summary of the trip's state, read in place.
+    private static func stepSummary(of trip: inout Trip) -> StepSummary? {
+        StepSummary(trip.state)
     }
 
     /// During an outage, progress predicted along the route at the last trustworthy speed, published as
@@ -142,7 +149,8 @@ extension TripCoordinator {
     }
 
     /// Publishes what changed between `previous` and `next` and stores `next`.
-    mutating func apply(_ next: TripState, previous: TripState, fix: GNSSFix, now: Date) {
+    /// `before`: what the step needs of the state before (nil when it was not navigating).
+    mutating func apply(_ next: TripState, before: StepSummary?, fix: GNSSFix, now: Date) {
         guard Self.holdsTrip(&trip) else { return }
         trip!.state = next
         switch next {
@@ -152,7 +160,6 @@ extension TripCoordinator {
             arrive(completion, fix: fix)
             return
         case .navigating(let state):
-            let before = StepSummary(previous)
             handleDeviation(state, wasOff: before?.offRoute ?? false, fix: fix, now: now)
             if let before { publishWaypointsReached(from: before.nextWaypoint, to: state.remainingWaypoints.startIndex) }
             publishNewInstructions(in: state)
@@ -178,7 +185,7 @@ extension TripCoordinator {
 
     /// What a fix's step needs of the navigating state before it, read where that state is (bound out of its
     /// ``TripState``, the whole state was copied on every fix); nil when the state before was not navigating.
-    private struct StepSummary {
+    struct StepSummary: Equatable {
         var offRoute: Bool
         var stepIndex: Int
         /// The index in the route's waypoints of the next one to reach.

@@ -141,7 +141,7 @@ extension TripCoordinator {
         lastRerouteDecision = nil
         publishRoute(reason: reason ?? Self.routeReason(calculation.purpose), session: calculation.session)
         if let fix = lastFix {
-            apply(controller.initialState(for: fix.location, continuing: tripSoFar), previous: .idle, fix: fix, now: now)
+            apply(controller.initialState(for: fix.location, continuing: tripSoFar), before: nil, fix: fix, now: now)
             refreshIfDue(fix: fix, now: now)
             lookForFasterRouteIfDue(fix: fix, now: now)
         }
