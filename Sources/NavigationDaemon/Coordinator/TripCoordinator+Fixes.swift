@@ -148,8 +148,8 @@ extension TripCoordinator {
         if health.status == .lost { announce(.gnssLost) } else if before == .lost { announce(.gnssBack) }
     }
 
-    /// Publishes what changed between `previous` and `next` and stores `next`.
-    /// `before`: what the step needs of the state before (nil when it was not navigating).
+    /// Publishes what changed between the state before and `next`, and stores `next`. `before`: what the step needs
+    /// of the state before (nil when it was not navigating).
     mutating func apply(_ next: TripState, before: StepSummary?, fix: GNSSFix, now: Date) {
         guard Self.holdsTrip(&trip) else { return }
         trip!.state = next
