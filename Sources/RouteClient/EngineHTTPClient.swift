@@ -51,6 +51,9 @@ final class EngineHTTPClient: Sendable {
         var shutDown = false
     }
     private let pool = Mutex(Pool())
+    /// The URL parsed last and its target: an engine's requests mostly go to one URL (Valhalla's `/route`, every
+    /// reroute), which is then parsed once, not once a request.
+    private let lastTarget = Mutex<(url: String, target: HTTPTarget)?>(nil)
 
     /// `group`: where connections live (nil: NIO's shared event loops).
     init(group: (any EventLoopGroup)? = nil, connectTimeout: Duration, maximumResponseSize: Int, trustRootsFile: String? = nil) {
@@ -74,12 +77,7 @@ final class EngineHTTPClient: Sendable {
     /// kept-alive connection the server had closed meanwhile is noticed when nothing of an answer came: the request
     /// goes once more on a new one.
     func execute(method: HTTPMethod, url: String, headers: [String: String], body: Data?, deadline: NIODeadline) async throws -> Answer {
-        let target: HTTPTarget
-        do {
-            target = try HTTPTarget(url)
-        } catch {
-            throw Failure.invalidURL(error.description)
-        }
+        let target = try target(of: url)
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: target.requestTarget)
         head.headers.add(name: "Host", value: target.hostHeader)
         if let authorization = target.authorization, headers.keys.allSatisfy({ $0.lowercased() != "authorization" }) {
@@ -102,6 +100,19 @@ final class EngineHTTPClient: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Where `url` sends a request: the target parsed last when it is the same URL, else parsed now.
+    private func target(of url: String) throws(Failure) -> HTTPTarget {
+        if let last = lastTarget.withLock({ $0 }), last.url == url { return last.target }
+        let target: HTTPTarget
+        do {
+            target = try HTTPTarget(url)
+        } catch {
+            throw Failure.invalidURL(error.description)
+        }
+        lastTarget.withLock { $0 = (url, target) }
+        return target
     }
 
     /// One request on `channel`, which no other request uses meanwhile. Cancelling the task, or `deadline` passing

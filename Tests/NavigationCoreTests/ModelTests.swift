@@ -110,6 +110,28 @@ struct ModelTests {
         #expect(type.name == name)
     }
 
+    /// Every name of the OSRM/Mapbox vocabulary, as the API writes it and in capitals with underscores: each is a
+    /// case of its own (none read as another, none kept as ``ManeuverType/other(_:)``) and writes the API's name.
+    @Test func everyManeuverNameIsReadAsItsOwnCaseInAnySpelling() {
+        let types = [
+            "turn", "new name", "depart", "arrive", "merge", "on ramp", "off ramp", "fork", "end of road", "continue", "roundabout",
+            "rotary", "roundabout turn", "exit roundabout", "exit rotary", "notification", "use lane",
+        ]
+        let modifiers = ["uturn", "sharp right", "right", "slight right", "straight", "slight left", "left", "sharp left"]
+        Self.expectEachIsItsOwnCase(types, as: ManeuverType.self)
+        Self.expectEachIsItsOwnCase(modifiers, as: ManeuverModifier.self)
+    }
+
+    static func expectEachIsItsOwnCase<Named: NamedManeuver>(_ names: [String], as: Named.Type) {
+        for name in names {
+            let value = Named(name: name)
+            #expect(!value.isOther, "\(name) was not recognised")
+            #expect(value.name == name)
+            #expect(Named(name: name.uppercased().replacingOccurrences(of: " ", with: "_")) == value)
+        }
+        #expect(Set(names.map { Named(name: $0) }).count == names.count)
+    }
+
     @Test func unknownManeuverNamesAreKept() throws {
         let type = ManeuverType(name: "teleport")
         #expect(type == .other("teleport"))
@@ -159,5 +181,27 @@ struct ModelTests {
         #expect(SegmentAnnotation(values: ["maxspeed": ["none": true]]).maxSpeed == MaxSpeed.none)
         #expect(SegmentAnnotation(values: ["maxspeed": ["unknown": true]]).maxSpeed == .unknown)
         #expect(SegmentAnnotation(values: ["maxspeed": ["speed": 30, "unit": "mph"]]).maxSpeed == .limit(value: 30, unit: .milesPerHour))
+    }
+}
+
+/// A maneuver's type or modifier, read from and written as its API name.
+protocol NamedManeuver: Hashable {
+    init(name: String)
+    var name: String { get }
+    /// A name outside the vocabulary, kept as it came.
+    var isOther: Bool { get }
+}
+
+extension ManeuverType: NamedManeuver {
+    var isOther: Bool {
+        if case .other = self { return true }
+        return false
+    }
+}
+
+extension ManeuverModifier: NamedManeuver {
+    var isOther: Bool {
+        if case .other = self { return true }
+        return false
     }
 }

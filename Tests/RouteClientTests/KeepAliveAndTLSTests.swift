@@ -18,6 +18,24 @@ struct KeepAliveAndTLSTests {
         }
     }
 
+    /// The paths of the first `count` requests `server` received, or of those that came within five seconds.
+    static func paths(_ server: TestHTTPServer, count: Int) async -> [String] {
+        await withTaskGroup(of: [String]?.self) { group in
+            group.addTask {
+                var paths: [String] = []
+                for await request in server.requests.prefix(count) { paths.append(request.uri) }
+                return paths
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? []
+        }
+    }
+
     /// Five requests to one engine go over one connection.
     @Test func requestsToOneServerShareOneConnection() async throws {
         let server = try await TestHTTPServer.start(.respond(status: 200, contentType: "application/json", body: try RepoPaths.routeFixture("helsinki_osrm_plain")))
@@ -29,6 +47,31 @@ struct KeepAliveAndTLSTests {
         #expect(server.connections == 1)
         try await executor.shutdown()
         await server.stop()
+    }
+
+    /// Requests to two engines in turn (a fallback engine, a URL parsed last and kept): each goes to its own
+    /// server, on that server's one kept-alive connection, with its own path.
+    @Test func requestsToTwoServersInTurnEachReachTheirOwn() async throws {
+        let body = try RepoPaths.routeFixture("helsinki_osrm_plain")
+        let first = try await TestHTTPServer.start(.respond(status: 200, contentType: "application/json", body: body))
+        let second = try await TestHTTPServer.start(.respond(status: 200, contentType: "application/json", body: body))
+        let executor = RouteHTTPExecutor()
+        for (index, server) in [first, second, first, second, second, first].enumerated() {
+            let url = "\(server.baseURL)/engine\(server === first ? 1 : 2)"
+            guard case .success = await routes(executor, url) else {
+                Issue.record("request \(index) failed")
+                break
+            }
+        }
+        #expect(first.connections == 1)
+        #expect(second.connections == 1)
+        let firstPaths = await Self.paths(first, count: 3)
+        let secondPaths = await Self.paths(second, count: 3)
+        #expect(firstPaths.count == 3 && firstPaths.allSatisfy { $0.hasPrefix("/engine1/") }, "\(firstPaths)")
+        #expect(secondPaths.count == 3 && secondPaths.allSatisfy { $0.hasPrefix("/engine2/") }, "\(secondPaths)")
+        try await executor.shutdown()
+        await first.stop()
+        await second.stop()
     }
 
     /// A server that closes each connection after its answer (an engine behind a proxy with a short idle

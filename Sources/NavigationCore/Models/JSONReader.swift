@@ -10,17 +10,19 @@ public struct JSONReader {
 
     /// The open object's members: pass it to every ``nextKey(_:)`` of that object.
     public struct Members {
-        fileprivate var started = false
+        @usableFromInline var started = false
+        @usableFromInline init() {}
     }
 
     /// The open array's items: pass it to every ``nextItem(_:)`` of that array.
     public struct Items {
-        fileprivate var started = false
+        @usableFromInline var started = false
+        @usableFromInline init() {}
     }
 
-    private var scanner: JSONParser
+    @usableFromInline var scanner: JSONParser
     /// Objects and arrays open around the next value.
-    private var depth = 0
+    @usableFromInline var depth = 0
     /// Made at the first key that has to be decoded.
     private var decodedKeys: DecodedKeys?
 
@@ -57,6 +59,7 @@ public struct JSONReader {
     public var offset: Int { scanner.index }
 
     /// The kind of the next value (whitespace before it is skipped).
+    @inlinable
     public mutating func kind() throws(JSONParser.Error) -> Kind {
         scanner.skipWhitespace()
         guard scanner.index < scanner.bytes.count else { throw scanner.fail("unexpected end of input") }
@@ -72,12 +75,14 @@ public struct JSONReader {
     }
 
     /// The next value, a string; an error if it is anything else.
+    @inlinable
     public mutating func readString() throws(JSONParser.Error) -> String {
         guard try kind() == .string else { throw scanner.fail("expected a string") }
         return try scanner.parseString()
     }
 
     /// The next value, a number; an error if it is anything else.
+    @inlinable
     public mutating func readNumber() throws(JSONParser.Error) -> Double {
         guard try kind() == .number else { throw scanner.fail("expected a number") }
         return try scanner.parseNumber()
@@ -162,12 +167,14 @@ public struct JSONReader {
     // MARK: - Objects and arrays
 
     /// Opens the next value, an object; read its members with ``nextKey(_:)``.
+    @inlinable
     public mutating func beginObject() throws(JSONParser.Error) -> Members {
         try open(.object)
         return Members()
     }
 
     /// The next member's key (its value is read next), or nil when the object closes.
+    @inlinable
     public mutating func nextKey(_ members: inout Members) throws(JSONParser.Error) -> JSONKey? {
         guard try moveToNext(closer: UInt8(ascii: "}"), started: &members.started) else { return nil }
         guard scanner.bytes[scanner.index] == UInt8(ascii: "\"") else { throw scanner.fail("expected a string key") }
@@ -179,17 +186,20 @@ public struct JSONReader {
     }
 
     /// Opens the next value, an array; read its items after each ``nextItem(_:)`` that returns true.
+    @inlinable
     public mutating func beginArray() throws(JSONParser.Error) -> Items {
         try open(.array)
         return Items()
     }
 
     /// True when another item follows (read it next), false when the array closes.
+    @inlinable
     public mutating func nextItem(_ items: inout Items) throws(JSONParser.Error) -> Bool {
         try moveToNext(closer: UInt8(ascii: "]"), started: &items.started)
     }
 
-    private mutating func open(_ expected: Kind) throws(JSONParser.Error) {
+    @inlinable
+    mutating func open(_ expected: Kind) throws(JSONParser.Error) {
         guard try kind() == expected else { throw scanner.fail(expected == .object ? "expected an object" : "expected an array") }
         guard depth < JSONParser.maximumDepth else { throw scanner.fail("nesting deeper than \(JSONParser.maximumDepth) levels") }
         depth += 1
@@ -197,7 +207,8 @@ public struct JSONReader {
     }
 
     /// Past the separator before the next member or item: true when there is one; false, past the closer, when not.
-    private mutating func moveToNext(closer: UInt8, started: inout Bool) throws(JSONParser.Error) -> Bool {
+    @inlinable
+    mutating func moveToNext(closer: UInt8, started: inout Bool) throws(JSONParser.Error) -> Bool {
         scanner.skipWhitespace()
         guard scanner.index < scanner.bytes.count else { throw scanner.fail("unexpected end of input") }
         let byte = scanner.bytes[scanner.index]
@@ -220,7 +231,8 @@ public struct JSONReader {
 
     /// A plain ASCII key is its bytes in the document (no copy); one with escapes, other characters or an error is
     /// left to the string parser, which decodes and checks it.
-    private mutating func readKey() throws(JSONParser.Error) -> JSONKey {
+    @usableFromInline
+    mutating func readKey() throws(JSONParser.Error) -> JSONKey {
         let start = scanner.index + 1
         let end = scanner.plainRunEnd(from: start)
         if end < scanner.bytes.count, scanner.bytes[end] == UInt8(ascii: "\"") {

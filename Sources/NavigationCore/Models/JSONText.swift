@@ -106,56 +106,107 @@ public enum JSONText {
     /// Writes a finite number that is not whole as `description` writes it, when that is a decimal of at most
     /// nine fraction digits (navd's own numbers are rounded to such: coordinates to 1e-7 degrees, distances to
     /// centimetres); false, writing nothing, otherwise. `description` (the shortest text that reads back as the
-    /// same double) took about 900 instructions a number, a `trip_state` has some twenty.
+    /// same double) took about 900 instructions a number, a `trip_state` has some twenty, a route's event thousands.
     ///
-    /// Why it is `description`'s text: for k = 1, 2, ... the nearest whole number n to |number| × 10^k is tried,
-    /// and taken once n / 10^k, divided in floating point, is the number again. IEEE division is correctly
-    /// rounded and n and 10^k are exact, so that quotient is the double the text n·10^-k reads as. Below 2^40
-    /// for |number| × 10^k, at most one k-digit decimal reads as the number (they lie 10^-k apart, more than the
-    /// number's spacing), and the product's rounding error is too small to miss it, so the first k that matches
-    /// gives the shortest text, which is the one `description` writes. Property-tested against `description`.
+    /// Why it is `description`'s text: k is the most fraction digits (up to nine) with |number| × 10^k below 2^40,
+    /// and n the nearest whole number to that product. Below 2^40, at most one k-digit decimal reads as the number
+    /// (they lie 10^-k apart, more than the number's spacing), and the product's rounding error is too small to miss
+    /// it, so n is that decimal if there is one: it is, exactly when n / 10^k, divided in floating point, is the
+    /// number again (IEEE division is correctly rounded and n and 10^k are exact, so that quotient is the double the
+    /// text n·10^-k reads as). Every shorter decimal that reads as the number is n with zeros struck off its end, so
+    /// the shortest is n with all of them struck (keeping one fraction digit), which is the text `description`
+    /// writes. One product and one division, where trying k = 1, 2, ... took up to nine of each. Property-tested
+    /// against `description`.
     static func appendShortDecimal(_ number: Double, into out: inout [UInt8]) -> Bool {
         let magnitude = number.magnitude
         // `description` writes smaller numbers with an exponent.
         guard magnitude >= 1e-3 else { return false }
-        var scale = 1.0
-        for fractionDigits in 1...9 {
-            scale *= 10  // exact: powers of ten up to 10^22 are doubles
-            let scaled = magnitude * scale
-            guard scaled < 0x1p40 else { return false }
-            // The nearest whole number (scaled is below 2^40, so adding a half is exact).
-            let whole = UInt64(scaled + 0.5)
-            guard Double(whole) / scale == magnitude else { continue }
-            if number < 0 { out.append(UInt8(ascii: "-")) }
-            appendDecimal(whole, fractionDigits: fractionDigits, into: &out)
-            return true
+        var fractionDigits = 9
+        var scale = 1e9
+        while magnitude * scale >= 0x1p40 {
+            fractionDigits -= 1
+            if fractionDigits == 0 { return false }
+            scale /= 10  // exact: the quotient, a power of ten below 10^9, is a double
         }
-        return false
+        // The nearest whole number (the product is below 2^40, so adding a half is exact).
+        var whole = UInt64(magnitude * scale + 0.5)
+        guard Double(whole) / scale == magnitude else { return false }
+        while fractionDigits > 1, whole % 10 == 0 {
+            whole /= 10
+            fractionDigits -= 1
+        }
+        if number < 0 { out.append(UInt8(ascii: "-")) }
+        appendDecimal(whole, fractionDigits: fractionDigits, into: &out)
+        return true
+    }
+
+    /// 10^`exponent` for 0...9 (a decimal's fraction digits).
+    private static func wholePowerOfTen(_ exponent: Int) -> UInt64 {
+        switch exponent {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        default: 1_000_000_000
+        }
     }
 
     /// `digits` × 10^-`fractionDigits` as `12.345` or `0.05` (at least one digit before the point), or with no
-    /// fraction digits as the whole number `42`. Without a heap allocation.
+    /// fraction digits as the whole number `42` (`fractionDigits`: 0...9). Without a heap allocation, two digits at a
+    /// time from the end.
     private static func appendDecimal(_ digits: UInt64, fractionDigits: Int, into out: inout [UInt8]) {
         // 24 bytes: the 20 digits of any UInt64, or up to 13 digits (below 2^40), a point and padding zeros.
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { bytes in
             let buffer = bytes.bindMemory(to: UInt8.self)
-            var rest = digits
             var index = buffer.count
-            var written = 0
-            while rest > 0 || written <= fractionDigits {
-                if fractionDigits > 0, written == fractionDigits {
+            var whole = digits
+            if fractionDigits > 0 {
+                let divisor = wholePowerOfTen(fractionDigits)
+                var fraction = whole % divisor
+                whole /= divisor
+                var left = fractionDigits
+                while left >= 2 {
+                    index -= 2
+                    writePair(Int(fraction % 100), at: index, in: buffer)
+                    fraction /= 100
+                    left -= 2
+                }
+                if left == 1 {
                     index -= 1
-                    buffer[index] = UInt8(ascii: ".")
+                    buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction)
                 }
                 index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-                written += 1
+                buffer[index] = UInt8(ascii: ".")
+            }
+            while whole >= 100 {
+                index -= 2
+                writePair(Int(whole % 100), at: index, in: buffer)
+                whole /= 100
+            }
+            if whole >= 10 {
+                index -= 2
+                writePair(Int(whole), at: index, in: buffer)
+            } else {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: whole)
             }
             // As a typed buffer: appended as one copy, not byte by byte through a raw slice's iterator.
             out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index...]))
         }
+    }
+
+    /// The two digits of `pair` (0...99) at `index` and the byte after it.
+    @inline(__always)
+    private static func writePair(_ pair: Int, at index: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let digits: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+        buffer[index] = digits.utf8Start[2 &* pair]
+        buffer[index &+ 1] = digits.utf8Start[2 &* pair &+ 1]
     }
 
     /// Decimal digits of `value`, without a heap allocation.

@@ -6,23 +6,45 @@ public enum ManeuverType: Hashable, Sendable {
     case roundabout, rotary, roundaboutTurn, exitRoundabout, exitRotary, notification, useLane
     case other(String)
 
-    private static let names: [(ManeuverType, String)] = [
-        (.turn, "turn"), (.newName, "new name"), (.depart, "depart"), (.arrive, "arrive"), (.merge, "merge"),
-        (.onRamp, "on ramp"), (.offRamp, "off ramp"), (.fork, "fork"), (.endOfRoad, "end of road"),
-        (.continue, "continue"), (.roundabout, "roundabout"), (.rotary, "rotary"),
-        (.roundaboutTurn, "roundabout turn"), (.exitRoundabout, "exit roundabout"), (.exitRotary, "exit rotary"),
-        (.notification, "notification"), (.useLane, "use lane"),
+    /// The named maneuvers, matched by ``name``.
+    private static let known: [ManeuverType] = [
+        .turn, .newName, .depart, .arrive, .merge, .onRamp, .offRamp, .fork, .endOfRoad, .continue, .roundabout, .rotary,
+        .roundaboutTurn, .exitRoundabout, .exitRotary, .notification, .useLane,
     ]
 
+    /// `name` as the API writes it (`"end of road"`), or in capitals or with underscores (`"END_OF_ROAD"`); any
+    /// other name is kept as ``other(_:)``. A name as the API writes it is matched as it is, not lowercased first.
     public init(name: String) {
+        if let known = Self.known.first(where: { $0.name == name }) {
+            self = known
+            return
+        }
         let normalized = String(name.lowercased().map { $0 == "_" ? " " : $0 })
-        self = Self.names.first { $0.1 == normalized }?.0 ?? .other(name)
+        self = Self.known.first { $0.name == normalized } ?? .other(name)
     }
 
     /// The API name, e.g. `"end of road"`.
     public var name: String {
-        if case .other(let raw) = self { return raw }
-        return Self.names.first { $0.0 == self }!.1
+        switch self {
+        case .turn: "turn"
+        case .newName: "new name"
+        case .depart: "depart"
+        case .arrive: "arrive"
+        case .merge: "merge"
+        case .onRamp: "on ramp"
+        case .offRamp: "off ramp"
+        case .fork: "fork"
+        case .endOfRoad: "end of road"
+        case .continue: "continue"
+        case .roundabout: "roundabout"
+        case .rotary: "rotary"
+        case .roundaboutTurn: "roundabout turn"
+        case .exitRoundabout: "exit roundabout"
+        case .exitRotary: "exit rotary"
+        case .notification: "notification"
+        case .useLane: "use lane"
+        case .other(let raw): raw
+        }
     }
 
     /// True for maneuvers that enter a roundabout or rotary.
@@ -36,19 +58,33 @@ public enum ManeuverModifier: Hashable, Sendable {
     case uTurn, sharpRight, right, slightRight, straight, slightLeft, left, sharpLeft
     case other(String)
 
-    private static let names: [(ManeuverModifier, String)] = [
-        (.uTurn, "uturn"), (.sharpRight, "sharp right"), (.right, "right"), (.slightRight, "slight right"),
-        (.straight, "straight"), (.slightLeft, "slight left"), (.left, "left"), (.sharpLeft, "sharp left"),
-    ]
+    /// The named directions, matched by ``name``.
+    private static let known: [ManeuverModifier] = [.uTurn, .sharpRight, .right, .slightRight, .straight, .slightLeft, .left, .sharpLeft]
 
+    /// `name` as the API writes it (`"slight left"`), or in capitals or with underscores; any other name is kept as
+    /// ``other(_:)``.
     public init(name: String) {
+        if let known = Self.known.first(where: { $0.name == name }) {
+            self = known
+            return
+        }
         let normalized = String(name.lowercased().map { $0 == "_" ? " " : $0 })
-        self = Self.names.first { $0.1 == normalized }?.0 ?? .other(name)
+        self = Self.known.first { $0.name == normalized } ?? .other(name)
     }
 
+    /// The API name, e.g. `"slight left"`.
     public var name: String {
-        if case .other(let raw) = self { return raw }
-        return Self.names.first { $0.0 == self }!.1
+        switch self {
+        case .uTurn: "uturn"
+        case .sharpRight: "sharp right"
+        case .right: "right"
+        case .slightRight: "slight right"
+        case .straight: "straight"
+        case .slightLeft: "slight left"
+        case .left: "left"
+        case .sharpLeft: "sharp left"
+        case .other(let raw): raw
+        }
     }
 }
 
