@@ -204,6 +204,39 @@ struct LoopChildTasksTests {
         #expect(children.count == 0)
     }
 
+    /// A calculation's task runs on the caller's thread until it first waits (its request written before the
+    /// input that started it goes on), then on its executor; it leaves the table when it ends.
+    @Test func aTaskStartedImmediatelyRunsBeforeStartReturnsUntilItWaits() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdownGracefully { _ in } }
+        let eventLoop = group.next()
+        let children = LoopChildTasks()
+        let steps = Mutex<[String]>([])
+        let (resume, resumeContinuation) = AsyncStream.makeStream(of: Void.self)
+        children.start(on: EventLoopTaskExecutor(eventLoop), immediately: true) {
+            steps.withLock { $0.append("before waiting") }
+            for await _ in resume { break }
+            steps.withLock { $0.append("after waiting, on the loop: \(eventLoop.inEventLoop)") }
+        }
+        steps.withLock { $0.append("start returned") }
+        #expect(children.count == 1)
+        resumeContinuation.yield()
+        for _ in 0..<2000 where children.count > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(steps.withLock { $0 } == ["before waiting", "start returned", "after waiting, on the loop: true"])
+        #expect(children.count == 0)
+    }
+
+    /// A task run at once that never waits ends inside `start`: nothing of it is left in the table.
+    @Test func aTaskStartedImmediatelyThatNeverWaitsLeavesNothingBehind() async {
+        let children = LoopChildTasks()
+        let ran = Mutex(0)
+        for _ in 0..<5 { children.start(on: nil, immediately: true) { ran.withLock { $0 += 1 } } }
+        #expect(ran.withLock { $0 } == 5)
+        #expect(children.count == 0)
+        await children.cancelAllAndWait()
+        #expect(children.count == 0)
+    }
+
     @Test func aTaskStartedOnTheLoopsEventLoopRunsThere() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { group.shutdownGracefully { _ in } }

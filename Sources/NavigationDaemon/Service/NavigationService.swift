@@ -102,14 +102,14 @@ public final class NavigationService: DaemonService {
     ///
     /// What the input queued for the clients on this event loop is written right after, in the same call, rather
     /// than by a job queued behind the read (the serial channel's next read attempt and NIO's bookkeeping came
-    /// first). Not when the input started a calculation: its request is a job queued on this event loop, and it
-    /// goes to the engine before the events are written, as when the loop's task runs an input.
+    /// first). A calculation the input started has written its request already (its task runs at once until it
+    /// waits), so the engine has it before the clients have the input's answer and events.
     private func runOrQueue(_ input: Input) {
         if let eventLoop = executor?.eventLoop, eventLoop.inEventLoop, inbox.claimIfIdle() {
-            let startedCalculation = process(input)
+            process(input)
             let bookkeeping = state.takeBookkeeping()
             inbox.release()
-            if !startedCalculation { localWriters?.runNow() }
+            localWriters?.runNow()
             perform(bookkeeping)
         } else {
             inbox.yield(input)
@@ -187,14 +187,12 @@ public final class NavigationService: DaemonService {
     }
 
     /// Runs one input: by the loop's task, or in place by a reader that found the loop idle (``LoopInbox``).
-    /// True when it started a route calculation.
-    @discardableResult
-    private func process(_ input: Input) -> Bool {
+    private func process(_ input: Input) {
         let state = self.state
         if case .lateAnswer(let answer, let client) = input {
             deliver(answer.line, to: client)
             client.answered()
-            return false
+            return
         }
         let time = now()
         // The loop input as a value (what is recorded and replayed), and the live objects a command needs.
@@ -210,7 +208,7 @@ public final class NavigationService: DaemonService {
             // A client that is already gone is not added (its connection task has finished).
             guard !connected.outbox.isClosing else {
                 connected.answered()
-                return false
+                return
             }
             client = connected
             loopInput = .connected(client: connected.id, control: connected.mayControl)
@@ -234,7 +232,7 @@ public final class NavigationService: DaemonService {
             loopInput = .reload(settings, configText: ConfigRedaction.redact(configText))
             logger.notice("configuration reloaded")
         case .lateAnswer:
-            return false  // answered above
+            return  // answered above
         }
         // `record` itself is not part of what it records.
         let recorder = command?.type == RecordCommand.type ? nil : recording?.current
@@ -242,9 +240,9 @@ public final class NavigationService: DaemonService {
         let answer = state.coordinator.step(
             loopInput, now: time, seq: hub.seq, command: command, client: client, recording: recording,
             answerLater: client.flatMap { client in command.map { lateAnswer(to: $0, from: client) } })
-        // Calculations start before anything is written: their requests (made on this event loop, as jobs
-        // queued in order) go to the engine ahead of the answer and the events, whose writes to every
-        // client would otherwise come first.
+        // Calculations start before anything is written: their requests (made on this event loop, each task run
+        // at once until it waits for its answer) go to the engine ahead of the answer and the events, whose
+        // encoding and writes to every client would otherwise come first.
         var effects = state.coordinator.takeEffects()
         let starts = effects.filter(\.startsCalculation)
         if !starts.isEmpty {
@@ -269,7 +267,6 @@ public final class NavigationService: DaemonService {
             state.lastStatus = status
             readiness.statusChanged(status)
         }
-        return !starts.isEmpty
     }
 
     /// How a command's handler answers after the loop moved on: its answer comes back into the loop's queue.
@@ -332,8 +329,9 @@ public final class NavigationService: DaemonService {
                 let runner = state.runner
                 // On the loop's event loop, where the engine's connection lives: the request, the answer and the
                 // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), so that it does
-                // not hold fixes back.
-                children.start(on: executor) { [self] in
+                // not hold fixes back. Run at once: the request is built and written to a kept-alive connection
+                // here, before this input's answer and events are even written out.
+                children.start(on: executor, immediately: true) { [self] in
                     let outcome = await signal.run {
                         await runner.run(request) { failure in
                             runOrQueue(.attemptFailed(session: session, failure))
