@@ -417,8 +417,8 @@ final class LoopState: @unchecked Sendable {
 }
 
 /// Cancels one calculation's task from the loop (the task stays in the service's ``LoopChildTasks``). The
-/// work runs in that task itself, not in a child of its own: a calculation's request is made in the first job the
-/// loop's event loop runs for it, before the writes the loop queued behind it (an answer, events to every client).
+/// work runs in that task itself, not in a child of its own: a calculation's request is made while the task runs at
+/// once, before the writes of the input that started it (an answer, events to every client).
 final class CancelSignal: Sendable {
     private struct State: ~Copyable {
         var cancelled = false
