@@ -123,13 +123,15 @@ public enum JSONText {
         guard magnitude >= 1e-3 else { return false }
         var fractionDigits = 9
         var scale = 1e9
-        while magnitude * scale >= 0x1p40 {
+        var scaled = magnitude * scale
+        while scaled >= 0x1p40 {
             fractionDigits -= 1
             if fractionDigits == 0 { return false }
             scale /= 10  // exact: the quotient, a power of ten below 10^9, is a double
+            scaled = magnitude * scale
         }
         // The nearest whole number (the product is below 2^40, so adding a half is exact).
-        var whole = UInt64(magnitude * scale + 0.5)
+        var whole = UInt64(scaled + 0.5)
         guard Double(whole) / scale == magnitude else { return false }
         while fractionDigits > 1, whole % 10 == 0 {
             whole /= 10

@@ -36,21 +36,13 @@ final class LoopChildTasks: Sendable {
             return state.nextId
         }
         // Made outside the lock: a task run at once may end before `Task.immediate` returns, and takes the lock then.
-        let end: @Sendable () -> Void = { [self] in
+        let body: @Sendable () async -> Void = { [self] in
+            await work()
             state.withLock { state in
                 if state.running.removeValue(forKey: id) == nil { state.endedEarly.insert(id) }
             }
         }
-        let task =
-            immediately
-            ? Task.immediate(executorPreference: executor) {
-                await work()
-                end()
-            }
-            : Task(executorPreference: executor) {
-                await work()
-                end()
-            }
+        let task = immediately ? Task.immediate(executorPreference: executor, operation: body) : Task(executorPreference: executor, operation: body)
         state.withLock { state in
             state.starting -= 1
             if state.endedEarly.remove(id) == nil { state.running[id] = task }

@@ -102,8 +102,9 @@ public final class NavigationService: DaemonService {
     ///
     /// What the input queued for the clients on this event loop is written right after, in the same call, rather
     /// than by a job queued behind the read (the serial channel's next read attempt and NIO's bookkeeping came
-    /// first). A calculation the input started has written its request already (its task runs at once until it
-    /// waits), so the engine has it before the clients have the input's answer and events.
+    /// first). A calculation the input started has written its request to a kept-alive connection already (its
+    /// task runs at once until it waits), so the engine has it before the clients have the input's answer and
+    /// events; on a new connection the request follows the connect, whenever that completes.
     private func runOrQueue(_ input: Input) {
         if let eventLoop = executor?.eventLoop, eventLoop.inEventLoop, inbox.claimIfIdle() {
             process(input)
