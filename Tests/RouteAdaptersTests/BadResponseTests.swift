@@ -68,6 +68,11 @@ struct BadResponseTests {
         ("a wrong type, then an unpaired surrogate", Data(#"{"code":"Ok","routes":[{"distance":"far"}],"x":"\ud800"}"#.utf8), .malformed),
         ("a waypoint off the globe", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[]}],"waypoints":[{"location":[1e300,0]}]}"#.utf8),
             .wrongType("waypoints[0].location")),
+        ("a position with a text in it", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"location":[24.9,"60.2"]}]}]}]}]}"#.utf8),
+            .wrongType("routes[0].legs[0].steps[0].intersections[0].location[1]")),
+        ("a position that is an object", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[]}],"waypoints":[{"location":{"lon":1}}]}"#.utf8),
+            .wrongType("waypoints[0].location")),
+        ("a skipped member that breaks off", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"bearings":[1,2,"#.utf8), .malformed),
     ]
 
     /// One route object read alone (a route refresh's route): its paths start at `route`.

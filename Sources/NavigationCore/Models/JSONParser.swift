@@ -77,43 +77,35 @@ public struct JSONParser {
         }
     }
 
+    /// Past `literal` (`true`, `false` or `null`) at `index`; an error where the text differs or ends.
     @usableFromInline mutating func expectLiteral(_ literal: StaticString) throws(Error) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw fail("unexpected end of input") }
-        let expected = literal.utf8Start  // read once: each read asks the literal how it is stored
-        for i in 0..<count where bytes[index + i] != expected[i] {
+        let expected = UnsafeRawPointer(literal.utf8Start)  // read once: each read asks the literal how it is stored
+        let text = UnsafeRawPointer(bytes.baseAddress! + index)  // not nil: the guard found `count` bytes in it
+        // The last four bytes as one word (the whole of `true` and `null`), then any before them one by one.
+        let tail = count - 4
+        precondition(tail >= 0, "a JSON literal has at least four letters")
+        guard text.loadUnaligned(fromByteOffset: tail, as: UInt32.self) == expected.loadUnaligned(fromByteOffset: tail, as: UInt32.self)
+        else { throw fail("invalid literal") }
+        for i in 0..<tail where text.load(fromByteOffset: i, as: UInt8.self) != expected.load(fromByteOffset: i, as: UInt8.self) {
             throw fail("invalid literal")
         }
         index += count
     }
 
     private mutating func parseObject(depth: Int) throws(Error) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object([:])
-        }
+        guard try open(depth: depth, closer: UInt8(ascii: "}")) else { return .object([:]) }
         let keysBase = pendingKeys.count
         let valuesBase = pendingValues.count  // an enclosing array's items sit below this object's values
         while true {
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
-            guard bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            try expectKey()
             let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-            index += 1
+            try expectColon()
             let value = try parseValue(depth: depth)
             pendingKeys.append(key)
             pendingValues.append(value)
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
+            if try closes(UInt8(ascii: "}")) {
                 let count = pendingKeys.count - keysBase
                 var object = [String: JSONValue](minimumCapacity: count)
                 for member in 0..<count {
@@ -122,37 +114,118 @@ public struct JSONParser {
                 pendingKeys.removeSubrange(keysBase...)
                 pendingValues.removeSubrange(valuesBase...)
                 return .object(object)
-            } else {
-                throw fail("expected ',' or '}'")
             }
         }
     }
 
     private mutating func parseArray(depth: Int) throws(Error) -> JSONValue {
-        guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array([])
-        }
+        guard try open(depth: depth, closer: UInt8(ascii: "]")) else { return .array([]) }
         let base = pendingValues.count
         while true {
             let item = try parseValue(depth: depth)
             pendingValues.append(item)
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
+            if try closes(UInt8(ascii: "]")) {
                 let array = Array(pendingValues[base...])
                 pendingValues.removeSubrange(base...)
                 return .array(array)
-            } else {
-                throw fail("expected ',' or ']'")
             }
         }
+    }
+
+    // MARK: - A container's steps, shared by parsing and skipping
+
+    /// Past the opening bracket of a container at `depth`: true when an item or member follows, false (past the
+    /// closer) when it is empty.
+    private mutating func open(depth: Int, closer: UInt8) throws(Error) -> Bool {
+        guard depth <= Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == closer {
+            index += 1
+            return false
+        }
+        return true
+    }
+
+    /// At a member's key (its opening quote), whitespace before it skipped.
+    private mutating func expectKey() throws(Error) {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        guard bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+    }
+
+    /// Past the colon after a member's key.
+    private mutating func expectColon() throws(Error) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+        index += 1
+    }
+
+    /// After an item or a member's value: true past `closer`, false past the comma before the next one.
+    private mutating func closes(_ closer: UInt8) throws(Error) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return false
+        }
+        guard bytes[index] == closer else {
+            throw fail(closer == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
+        }
+        index += 1
+        return true
+    }
+
+    // MARK: - Skipping
+
+    /// Reads past the next value as ``parseValue(depth:)`` reads it, with the same checks and the same error at the
+    /// same place, building nothing. A route answer's members navd does not keep (an intersection's bearings, entries,
+    /// weights and durations) were skipped value by value through ``JSONReader``'s steps, about 360 instructions a
+    /// member; here a member's scalars are read in one function, as the parser reads them.
+    @usableFromInline mutating func skipValue(depth: Int) throws(Error) {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try skipObject(depth: depth + 1)
+        case UInt8(ascii: "["): try skipArray(depth: depth + 1)
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try expectLiteral("true")
+        case UInt8(ascii: "f"): try expectLiteral("false")
+        case UInt8(ascii: "n"): try expectLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
+        default: throw fail("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        }
+    }
+
+    /// ``parseObject(depth:)``'s steps and errors, keeping nothing.
+    private mutating func skipObject(depth: Int) throws(Error) {
+        guard try open(depth: depth, closer: UInt8(ascii: "}")) else { return }
+        repeat {
+            try expectKey()
+            try skipString()
+            try expectColon()
+            try skipValue(depth: depth)
+        } while try !closes(UInt8(ascii: "}"))
+    }
+
+    /// ``parseArray(depth:)``'s steps and errors, keeping nothing.
+    private mutating func skipArray(depth: Int) throws(Error) {
+        guard try open(depth: depth, closer: UInt8(ascii: "]")) else { return }
+        repeat {
+            try skipValue(depth: depth)
+        } while try !closes(UInt8(ascii: "]"))
+    }
+
+    /// Past a string that is a run of plain ASCII up to its closing quote, with no `String` made; any other string
+    /// (escapes, characters beyond ASCII, a control character, no closing quote) is read by ``parseString()``, which
+    /// checks it and finds its error.
+    private mutating func skipString() throws(Error) {
+        let end = plainRunEnd(from: index + 1)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            index = end + 1
+            return
+        }
+        _ = try parseString()
     }
 
     /// The index of the first byte from `start` that ends a run of plain ASCII in a string: a quote, a backslash, a
@@ -301,46 +374,70 @@ public struct JSONParser {
         var isExact: Bool { simple && fractionDigits <= 15 && mantissa < (1 << 53) }
     }
 
+    /// Reads a number's text by the grammar, its position in a local written back to `index` at the end or where an
+    /// error is thrown (the error's offset), and a digit told by one subtraction and one comparison: 112 instructions
+    /// a number on a route answer against 121 (an answer has some 1,500). At most 18 digits go into the mantissa,
+    /// below 10^18, so its arithmetic cannot overflow.
     private mutating func scanNumber() throws(Error) -> ScannedNumber {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { throw fail("unexpected end of input") }
+        let end = bytes.count
+        var i = index
+        func digit(at position: Int) -> UInt8? {
+            guard position < end else { return nil }
+            let value = bytes[position] &- UInt8(ascii: "0")
+            return value < 10 ? value : nil
+        }
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < end else {
+            index = i
+            throw fail("unexpected end of input")
+        }
         // Integer part: 0, or a non-zero digit followed by digits.
         var mantissa: UInt64 = 0
         var digits = 0
         var simple = true
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
         } else {
-            guard isDigit(bytes[index]) else { throw fail("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) {
-                if digits < 18 { mantissa = mantissa * 10 + UInt64(bytes[index] - 48) } else { simple = false }
+            guard digit(at: i) != nil else {
+                index = i
+                throw fail("invalid number")
+            }
+            while let value = digit(at: i) {
+                if digits < 18 { mantissa = mantissa &* 10 &+ UInt64(value) } else { simple = false }
                 digits += 1
-                index += 1
+                i += 1
             }
         }
         var fractionDigits = 0
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) {
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digit(at: i) != nil else {
+                index = i
+                throw fail("invalid number")
+            }
+            while let value = digit(at: i) {
                 if digits < 18 {
-                    mantissa = mantissa * 10 + UInt64(bytes[index] - 48)
+                    mantissa = mantissa &* 10 &+ UInt64(value)
                     fractionDigits += 1
                 } else {
                     simple = false
                 }
                 digits += 1
-                index += 1
+                i += 1
             }
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             simple = false
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            i += 1
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard digit(at: i) != nil else {
+                index = i
+                throw fail("invalid number")
+            }
+            while digit(at: i) != nil { i += 1 }
         }
+        index = i
         return ScannedNumber(start: start, mantissa: mantissa, fractionDigits: fractionDigits, simple: simple)
     }
 
@@ -348,7 +445,7 @@ public struct JSONParser {
     private func value(of number: ScannedNumber) throws(Error) -> Double {
         let negative = bytes[number.start] == UInt8(ascii: "-")
         if number.isExact {
-            let value = Double(number.mantissa) / Self.powersOfTen[number.fractionDigits]
+            let value = Double(number.mantissa) / Self.exactPowerOfTen(number.fractionDigits)
             return negative ? -value : value
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[number.start..<index]), as: UTF8.self)
@@ -356,11 +453,27 @@ public struct JSONParser {
         return value
     }
 
-    private static let powersOfTen: [Double] = (0...15).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
+    /// 10^`exponent` for 0...15, each exact in a double (a `switch`, not a global array read behind its lazy
+    /// initialization on every number).
+    private static func exactPowerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        default: 1e15
+        }
     }
 
-    private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
 }

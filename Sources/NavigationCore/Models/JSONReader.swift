@@ -149,19 +149,9 @@ public struct JSONReader {
     }
 
     /// Reads past the next value, checking it as strictly as ``JSONParser`` would (strings included).
+    @inlinable
     public mutating func skipValue() throws(JSONParser.Error) {
-        switch try kind() {
-        case .object:
-            var members = try beginObject()
-            while try nextKey(&members) != nil { try skipValue() }
-        case .array:
-            var items = try beginArray()
-            while try nextItem(&items) { try skipValue() }
-        case .string: _ = try scanner.parseString()
-        case .number: try scanner.skipNumber()
-        case .bool: _ = try readBool()
-        case .null: _ = try readNull()
-        }
+        try scanner.skipValue(depth: depth)
     }
 
     // MARK: - Objects and arrays

@@ -149,45 +149,91 @@ extension SegmentAnnotations: Codable {
 
 extension SegmentAnnotations: JSONTextWritable {
     /// An array of objects, one per segment, each with its members in the order of ``names`` (sorted): the tree
-    /// path's bytes, each key escaped once per step rather than once per segment. A value that is the previous
-    /// segment's very value (``JSONValue/isIdentical(to:)``: a street's speed limit, read once for its run of segments
-    /// by ``JSONReader/readValue(repeating:)``) has its text copied from the previous segment's, not written again.
+    /// path's bytes, each key escaped once per step rather than once per segment.
+    ///
+    /// The values are written column by column into one text first, each column read through its own buffer (read
+    /// row by row as `columns[n][segment]`, every value retained and released the column's storage, and the loop's
+    /// own work was half of the `route` event's text), then the rows are put together from that text. A value that is
+    /// the segment before's very value (``JSONValue/isIdentical(to:)``: a street's speed limit, read once for its run
+    /// of segments by ``JSONReader/readValue(repeating:)``, or the same speed) takes the text written for it.
     public func writeJSON(into out: inout [UInt8]) {
-        let keys = names.map { name in
-            var key: [UInt8] = []
-            JSONText.appendString(name, into: &key)
-            key.append(UInt8(ascii: ":"))
-            return key
+        var keys: [UInt8] = []
+        var keySpans: [Range<Int>] = []
+        keySpans.reserveCapacity(names.count)
+        for name in names {
+            let start = keys.count
+            JSONText.appendString(name, into: &keys)
+            keys.append(UInt8(ascii: ":"))
+            keySpans.append(start..<keys.count)
         }
-        // Where in `out` each column's last value was written, and a copy of that text once a value repeats it (an
-        // array cannot append a part of itself without copying all of it).
-        var lastTexts = [Range<Int>](repeating: 0..<0, count: columns.count)
-        var copies = [[UInt8]](repeating: [], count: columns.count)
-        var copiedFrom = [Int](repeating: -1, count: columns.count)
-        out.append(UInt8(ascii: "["))
-        for segment in 0..<count {
-            if segment > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "{"))
-            var first = true
-            for n in columns.indices {
-                guard let value = columns[n][segment] else { continue }
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                out.append(contentsOf: keys[n])
-                if segment > 0, let previous = columns[n][segment - 1], previous.isIdentical(to: value) {
-                    if copiedFrom[n] != lastTexts[n].lowerBound {
-                        copies[n] = Array(out[lastTexts[n]])
-                        copiedFrom[n] = lastTexts[n].lowerBound
+        // `spans[n * count + segment]`: where that segment's value of member `n` is in `texts`; empty where the
+        // segment does not have it (a value's text is never empty).
+        var texts: [UInt8] = []
+        texts.reserveCapacity(count * columns.count * 8)
+        var spans = [Range<Int>](repeating: 0..<0, count: columns.count * count)
+        for n in columns.indices {
+            columns[n].withUnsafeBufferPointer { column in
+                let first = n * count
+                for segment in 0..<count {
+                    guard let value = column[segment] else { continue }
+                    if segment > 0, let previous = column[segment - 1], previous.isIdentical(to: value) {
+                        spans[first + segment] = spans[first + segment - 1]
+                        continue
                     }
-                    out.append(contentsOf: copies[n])
-                } else {
-                    let start = out.count
-                    JSONText.append(value, into: &out)
-                    lastTexts[n] = start..<out.count
+                    let start = texts.count
+                    JSONText.append(value, into: &texts)
+                    spans[first + segment] = start..<texts.count
                 }
             }
-            out.append(UInt8(ascii: "}"))
         }
-        out.append(UInt8(ascii: "]"))
+        // The rows' exact length, then the rows copied into it piece by piece: an array's `append(contentsOf:)` of a
+        // few bytes took about 90 instructions, and a row has two such pieces a member.
+        var length = 2 + Swift.max(0, count - 1)  // the brackets and the commas between rows
+        for segment in 0..<count {
+            var members = 0
+            for n in keySpans.indices {
+                let span = spans[n * count + segment]
+                guard !span.isEmpty else { continue }
+                members += 1
+                length += keySpans[n].count + span.count
+            }
+            length += 2 + Swift.max(0, members - 1)  // the braces and the commas between members
+        }
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: length))
+        out.withUnsafeMutableBufferPointer { out in
+            texts.withUnsafeBufferPointer { texts in
+                keys.withUnsafeBufferPointer { keys in
+                    var position = start
+                    func put(_ byte: UInt8) {
+                        out[position] = byte
+                        position += 1
+                    }
+                    func put(_ piece: Slice<UnsafeBufferPointer<UInt8>>) {
+                        precondition(position + piece.count <= out.count, "a piece of the annotations' text within its room")
+                        guard let from = piece.base.baseAddress, let to = out.baseAddress else { return }
+                        (to + position).update(from: from + piece.startIndex, count: piece.count)
+                        position += piece.count
+                    }
+                    put(UInt8(ascii: "["))
+                    for segment in 0..<count {
+                        if segment > 0 { put(UInt8(ascii: ",")) }
+                        put(UInt8(ascii: "{"))
+                        var first = true
+                        for n in keySpans.indices {
+                            let span = spans[n * count + segment]
+                            guard !span.isEmpty else { continue }
+                            if !first { put(UInt8(ascii: ",")) }
+                            first = false
+                            put(keys[keySpans[n]])
+                            put(texts[span])
+                        }
+                        put(UInt8(ascii: "}"))
+                    }
+                    put(UInt8(ascii: "]"))
+                    precondition(position == start + length, "the annotations' text is the length worked out for it")
+                }
+            }
+        }
     }
 }

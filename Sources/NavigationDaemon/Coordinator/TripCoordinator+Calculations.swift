@@ -182,6 +182,7 @@ extension TripCoordinator {
         let voiceBefore = voice
         if Self.holdsTrip(&trip) {
             retractInstructions(reason: .newRoute)
+            keepReplaced(trip!)
             trip = nil
         }
         generation += 1

@@ -121,6 +121,7 @@ extension TripCoordinator {
         }
         retractInstructions(reason: retraction ?? (isReroute ? .reroute : .stopsChanged))
         current = trip!
+        keepReplaced(current)
         if let kept = calculation.keptWaypoints {
             // The stops as edited: those passed before, then the new list the route goes through.
             current.requested = kept + calculation.requested

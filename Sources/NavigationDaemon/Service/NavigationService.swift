@@ -262,6 +262,7 @@ public final class NavigationService: DaemonService {
         // A command answered later is still owed (its `lateAnswer` settles it).
         if command == nil || answer != nil { client?.answered() }
         perform(consume effects, recorder: recording?.current)
+        if let replaced = state.coordinator.takeReplacedTrip() { state.bookkeeping.append(.free(replaced)) }
         // A mutating getter, read in place (a getter on the stored coordinator copied it whole, on every input).
         let status = state.coordinator.statusLine
         if status != state.lastStatus {
@@ -370,6 +371,7 @@ public final class NavigationService: DaemonService {
             case .journal(let operation): journal?.submit(operation)
             case .voiceMode(let mode): voiceModeFile?.submit(mode)
             case .log(let level, let message): logger.log(level: level, "\(message)")
+            case .free: break  // freed with the list, after the writes
             }
         }
     }
@@ -377,11 +379,14 @@ public final class NavigationService: DaemonService {
 
 /// An input's work that no client waits for: a journal write and a log line each wake or call into something
 /// outside the loop (the journal's thread, stderr or journald), so they wait until the input's events are written. A
-/// route's `route` event no longer waits behind its "trip started" log line and the journal's wake-up.
+/// route's `route` event no longer waits behind its "trip started" log line and the journal's wake-up, nor behind
+/// the freeing of the trip it replaced.
 enum Bookkeeping {
     case journal(JournalWriter.Operation)
     case voiceMode(VoiceMode)
     case log(Logger.Level, String)
+    /// A trip a new route replaced: freed after the new route's events are written.
+    case free(TripCoordinator.Trip)
 }
 
 extension TripCoordinator.Effect {
