@@ -152,8 +152,8 @@ extension SegmentAnnotations: JSONTextWritable {
     /// path's bytes, each key escaped once per step rather than once per segment.
     ///
     /// The values are written column by column into one text first, each column read through its own buffer (read
-    /// row by row as `columns[n][segment]`, every value retained and released the column's storage, and the loop's
-    /// own work was half of the `route` event's text), then the rows are put together from that text. A value that is
+    /// row by row as `columns[n][segment]`, every value retained and released the column's storage; the annotations
+    /// were half of the `route` event's text), then the rows are put together from that text. A value that is
     /// the segment before's very value (``JSONValue/isIdentical(to:)``: a street's speed limit, read once for its run
     /// of segments by ``JSONReader/readValue(repeating:)``, or the same speed) takes the text written for it.
     public func writeJSON(into out: inout [UInt8]) {
@@ -206,6 +206,7 @@ extension SegmentAnnotations: JSONTextWritable {
                 keys.withUnsafeBufferPointer { keys in
                     var position = start
                     func put(_ byte: UInt8) {
+                        precondition(position < out.count, "a byte of the annotations' text within its room")
                         out[position] = byte
                         position += 1
                     }

@@ -231,9 +231,10 @@ public struct TripCoordinator: Sendable {
     public private(set) var settings: Settings
     let idPrefix: String
     var trip: Trip?
-    /// The trip a new route replaced, kept until the service asks for it (``takeReplacedTrip()``) after it has
-    /// written the new route's events: freeing a route, its index, limits and controller took about 71,000
-    /// instructions, in the time a client waits for the new route. Holds at most one (a newer one frees the older).
+    /// The trip a new route replaced, kept until the service takes it (``takeReplacedTrip()``) and frees it after
+    /// the input's writes (an answer run in place writes the new route's events first): freeing a route, its index,
+    /// limits and controller took about 71,000 instructions, in the time a client waits for the new route. Holds at
+    /// most one (a newer one frees the older).
     private(set) var replacedTrip: Trip?
     var generation = 0
     var calculations: [Int: Calculation] = [:]
