@@ -12,11 +12,10 @@ public enum JSONLine {
 
     /// One line with the keys `leading` first (those present), the rest sorted.
     public static func serialize(_ object: [String: JSONValue], leading: [String]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
+        var out = JSONOutput(capacity: 256)
         JSONText.appendObject(object, leading: leading, into: &out)
         out.append(UInt8(ascii: "\n"))
-        return out
+        return out.bytes
     }
 
     /// Any Encodable as a JSON value (through JSONEncoder, so custom encodings are honoured).

@@ -8,9 +8,7 @@ import Testing
 @Suite("JSON number text")
 struct JSONNumberTextTests {
     static func written(_ number: Double) -> String {
-        var out: [UInt8] = []
-        JSONText.appendNumber(number, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: JSONOutput.bytes { JSONText.appendNumber(number, into: &$0) }, as: UTF8.self)
     }
 
     /// What navd wrote before the fast path, computed independently of it.
@@ -60,8 +58,7 @@ struct JSONNumberTextTests {
     /// Whole numbers share the decimals' digit writer (no point): every width up to the 19 digits of Int64's ends.
     @Test(arguments: [Int64.min, Int64.min + 1, -1_000_000_000_000_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_000_000_007, Int64.max])
     func integersAreWrittenAsTheirDigits(value: Int64) {
-        var out: [UInt8] = []
-        JSONText.appendInteger(value, into: &out)
+        let out = JSONOutput.bytes { JSONText.appendInteger(value, into: &$0) }
         #expect(String(decoding: out, as: UTF8.self) == String(value))
     }
 }

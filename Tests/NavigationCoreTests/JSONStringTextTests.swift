@@ -31,17 +31,17 @@ struct JSONStringTextTests {
     @Test func textsAreWrittenByTheRule() async {
         let text = Gen.int(in: 0...(Self.pieces.count - 1)).array(of: 0...140).map { $0.map { Self.pieces[$0] }.joined() }
         await propertyCheck(count: 2000, input: text) { text in
-            var out = Array("prefix,".utf8)
+            var out = JSONOutput()
+            out.append("prefix,")
             JSONText.appendString(text, into: &out)
-            #expect(out == Array("prefix,".utf8) + Self.expected(text))
+            #expect(out.bytes == Array("prefix,".utf8) + Self.expected(text))
         }
     }
 
     @Test(arguments: [0, 1, 125, 126, 127, 128, 300])
     func plainTextsReadBackAsThemselves(length: Int) throws {
         let text = String(repeating: "x", count: length)
-        var out: [UInt8] = []
-        JSONText.appendString(text, into: &out)
+        let out = JSONOutput.bytes { JSONText.appendString(text, into: &$0) }
         #expect(out == Self.expected(text))
         let read = try JSONParser.parse(out)
         #expect(read.stringValue == text)

@@ -8,9 +8,8 @@ import Testing
 struct JSONTextEncoderTests {
     /// The tree path: what navd wrote before the streaming encoder, and still writes when it declines.
     static func treeText<T: Encodable>(_ value: T) throws -> String {
-        var out: [UInt8] = []
-        JSONText.append(try JSONValueEncoder().encode(value), into: &out)
-        return String(decoding: out, as: UTF8.self)
+        let tree = try JSONValueEncoder().encode(value)
+        return String(decoding: JSONOutput.bytes { JSONText.append(tree, into: &$0) }, as: UTF8.self)
     }
 
     static func streamText<T: Encodable>(_ value: T) throws -> String {
@@ -140,9 +139,8 @@ struct JSONTextEncoderTests {
         let members = try JSONTextEncoder().encodeMembers(Self.handWritten)
         #expect(members.keys == members.keys.sorted())
         #expect(Set(members.keys) == ["points", "note", "when", "zed", "empty", "table", "nested", "a", "z"])
-        var out: [UInt8] = []
-        members.appendValue(at: try #require(members.keys.firstIndex(of: "empty")), into: &out)
-        #expect(String(decoding: out, as: UTF8.self) == "null")
+        let empty = try #require(members.keys.firstIndex(of: "empty"))
+        #expect(String(decoding: JSONOutput.bytes { members.appendValue(at: empty, into: &$0) }, as: UTF8.self) == "null")
         #expect(throws: JSONTextEncoder.Unsupported.self) { try JSONTextEncoder().encodeMembers([1, 2]) }
     }
 }

@@ -26,9 +26,7 @@ struct SegmentAnnotationsTests {
 
     /// The text one dictionary per segment gave: each object's keys sorted, as the tree path writes them.
     static func dictionaryText(_ rows: [[String: JSONValue]]) -> String {
-        var out: [UInt8] = []
-        JSONText.append(.array(rows.map(JSONValue.object)), into: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: JSONOutput.bytes { JSONText.append(.array(rows.map(JSONValue.object)), into: &$0) }, as: UTF8.self)
     }
 
     @Test func segmentsReadBackAsTheyWereGiven() async {
@@ -46,8 +44,7 @@ struct SegmentAnnotationsTests {
     @Test func textIsTheDictionariesText() async {
         await propertyCheck(count: 300, input: Self.segments) { rows in
             let table = SegmentAnnotations(rows.map(SegmentAnnotation.init(values:)))
-            var out: [UInt8] = []
-            table.writeJSON(into: &out)
+            let out = JSONOutput.bytes { table.writeJSON(into: &$0) }
             #expect(String(decoding: out, as: UTF8.self) == Self.dictionaryText(rows))
             let coded = try? JSONDecoder().decode(SegmentAnnotations.self, from: JSONEncoder().encode(table))
             #expect(coded == table)
@@ -136,9 +133,9 @@ struct SegmentAnnotationsTests {
         let object = zip(Gen.character(in: " "..."~").string(of: 0...5).array(of: 0...14), Self.value.array(of: 14))
             .map { keys, values in Dictionary(zip(keys, values), uniquingKeysWith: { first, _ in first }) }
         await propertyCheck(count: 500, input: object) { object in
-            var out: [UInt8] = []
-            JSONText.append(.object(object), into: &out)
-            var expected: [UInt8] = [UInt8(ascii: "{")]
+            let out = JSONOutput.bytes { JSONText.append(.object(object), into: &$0) }
+            var expected = JSONOutput()
+            expected.append(UInt8(ascii: "{"))
             for (index, key) in object.keys.sorted().enumerated() {
                 if index > 0 { expected.append(UInt8(ascii: ",")) }
                 JSONText.appendString(key, into: &expected)
@@ -146,7 +143,7 @@ struct SegmentAnnotationsTests {
                 JSONText.append(object[key]!, into: &expected)
             }
             expected.append(UInt8(ascii: "}"))
-            #expect(out == expected)
+            #expect(out == expected.bytes)
         }
     }
 
@@ -188,8 +185,7 @@ struct SegmentAnnotationsTests {
             let count = columns.values.first?.count ?? 0
             let table = SegmentAnnotations(columns: columns, offset: 0, count: count)
             let rows = (0..<count).map { segment in columns.mapValues { $0[segment] } }
-            var out: [UInt8] = []
-            table.writeJSON(into: &out)
+            let out = JSONOutput.bytes { table.writeJSON(into: &$0) }
             #expect(String(decoding: out, as: UTF8.self) == Self.dictionaryText(rows))
         }
     }

@@ -56,9 +56,7 @@ import Testing
     }
 
     static func handWritten(_ record: TripStateRecord) -> String {
-        var out: [UInt8] = []
-        record.writeJSON(into: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: JSONOutput.bytes { record.writeJSON(into: &$0) }, as: UTF8.self)
     }
 
     static func encoded(_ record: TripStateRecord) -> String {

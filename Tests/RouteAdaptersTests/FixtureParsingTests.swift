@@ -242,8 +242,7 @@ struct OnePassReadingTests {
             var members: [[UInt8]] = []
             if addUnknown { members.append(Array(#""navd_unknown_first":{"a":[1,{"b":null}],"c":"d"}"#.utf8)) }
             for key in object.keys.sorted(by: reversed ? (>) : (<)) {
-                var member: [UInt8] = []
-                JSONText.appendString(key, into: &member)
+                var member = JSONOutput.bytes { JSONText.appendString(key, into: &$0) }
                 member.append(UInt8(ascii: ":"))
                 let keepsUnknown = key == "incidents" || key == "annotation"
                 text(object[key]!, reversed: reversed, addUnknown: addUnknown && !keepsUnknown, into: &member)
@@ -254,7 +253,7 @@ struct OnePassReadingTests {
             out.append(contentsOf: members.joined(separator: [UInt8(ascii: ",")]))
             out.append(UInt8(ascii: "}"))
         default:
-            JSONText.append(value, into: &out)
+            out.append(contentsOf: JSONOutput.bytes { JSONText.append(value, into: &$0) })
         }
     }
 
@@ -290,8 +289,7 @@ struct OnePassReadingTests {
         let distanceText = Array(#""distance":"#.utf8)
         let at = try #require(bytes.firstRange(of: distanceText))
         var repeated = bytes
-        var own: [UInt8] = []
-        JSONText.appendNumber(routes[0].distance, into: &own)
+        let own = JSONOutput.bytes { JSONText.appendNumber(routes[0].distance, into: &$0) }
         repeated.insert(contentsOf: distanceText + own + [UInt8(ascii: ",")], at: at.lowerBound)
         // `"distance":<own>,"distance":<changed>` reads as changed; the changed one first reads as the own.
         #expect(try parser.parseRoutes(from: Data(repeated))[0].distance == routes[0].distance + 1000)

@@ -43,15 +43,12 @@ import Testing
     }
 
     static func handWritten(_ route: Route) throws -> [UInt8] {
-        var out: [UInt8] = []
-        route.writeJSON(into: &out)
-        return out
+        JSONOutput.bytes { route.writeJSON(into: &$0) }
     }
 
     /// The types' own `encode(to:)`, through a `JSONValue` tree, then its text (keys sorted).
     static func treePath(_ route: Route) throws -> [UInt8] {
-        var out: [UInt8] = []
-        JSONText.append(try JSONValueEncoder().encode(route), into: &out)
-        return out
+        let tree = try JSONValueEncoder().encode(route)
+        return JSONOutput.bytes { JSONText.append(tree, into: &$0) }
     }
 }

@@ -1,7 +1,7 @@
 /// The `trip_state` payload written by hand: the same bytes as ``JSONTextEncoder`` writes for it (TripStateTextTests
 /// compares the two on thousands of records), for the line navd writes on every fix. Members in ascending key order.
 extension TripStateRecord: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { writeMembers(into: &$0) }
     }
 
@@ -32,7 +32,7 @@ extension TripStateRecord: JSONTextWritable {
 }
 
 extension TripStateRecord.Point: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("course", course)
             object.member("lat", lat)
@@ -43,7 +43,7 @@ extension TripStateRecord.Point: JSONTextWritable {
 }
 
 extension TripStateRecord.Deviation: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("distance", distance)
             object.member("kind", kind)
@@ -52,7 +52,7 @@ extension TripStateRecord.Deviation: JSONTextWritable {
 }
 
 extension TripStateRecord.Approach: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("bearing", bearing)
             object.member("distance", distance)
@@ -65,7 +65,7 @@ extension TripStateRecord.Approach: JSONTextWritable {
 }
 
 extension TripStateRecord.SpeedLimit: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("unit", unit)
             object.member("value", value)
@@ -74,7 +74,7 @@ extension TripStateRecord.SpeedLimit: JSONTextWritable {
 }
 
 extension TripStateRecord.FreeDrive: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("detail", detail)
             object.member("status", status)
@@ -83,7 +83,7 @@ extension TripStateRecord.FreeDrive: JSONTextWritable {
 }
 
 extension TripStateRecord.Arrival: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("durationRemaining", durationRemaining)
             object.member("pace", pace)
@@ -94,7 +94,7 @@ extension TripStateRecord.Arrival: JSONTextWritable {
 }
 
 extension TripStateRecord.Arrival.Waypoint: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("durationRemaining", durationRemaining)
             object.member("index", index)
@@ -104,7 +104,7 @@ extension TripStateRecord.Arrival.Waypoint: JSONTextWritable {
 }
 
 extension TripProgress: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("distanceRemaining", distanceRemaining)
             object.member("distanceToNextManeuver", distanceToNextManeuver)
@@ -114,7 +114,7 @@ extension TripProgress: JSONTextWritable {
 }
 
 extension VisualInstruction: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("primary", primary)
             object.member("secondary", secondary)
@@ -125,7 +125,7 @@ extension VisualInstruction: JSONTextWritable {
 }
 
 extension VisualInstructionContent: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("exitNumbers", exitNumbers)
             object.member("lanes", lanes)
@@ -138,7 +138,7 @@ extension VisualInstructionContent: JSONTextWritable {
 }
 
 extension LaneInfo: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("active", active)
             object.member("activeDirection", activeDirection)
@@ -148,7 +148,7 @@ extension LaneInfo: JSONTextWritable {
 }
 
 extension SpokenInstruction: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("ssml", ssml)
             object.member("text", text)
@@ -159,7 +159,7 @@ extension SpokenInstruction: JSONTextWritable {
 }
 
 extension SpeedAlert: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("level", level.rawValue)
             object.member("limit", limit)
@@ -171,7 +171,7 @@ extension SpeedAlert: JSONTextWritable {
 }
 
 extension SpeedAlert.LimitAhead: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("distance", distance)
             object.member("limit", limit)
@@ -181,7 +181,7 @@ extension SpeedAlert.LimitAhead: JSONTextWritable {
 }
 
 extension RoadObjectAhead: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("detail", detail)
             object.member("distance", distance)

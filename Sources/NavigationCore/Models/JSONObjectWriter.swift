@@ -3,15 +3,15 @@
 /// on every fix, where the generic containers, dynamic casts and metadata lookups were most of the line's cost.
 public protocol JSONTextWritable {
     /// Appends this value's JSON text.
-    func writeJSON(into out: inout [UInt8])
+    func writeJSON(into out: inout JSONOutput)
 }
 
 /// Writes one JSON object's members into a buffer, in the order they are given. Keys must come in ascending byte
 /// order, the order ``JSONText`` sorts them in (checked in debug builds); a nil optional writes no member, as
 /// `encodeIfPresent` leaves it out.
-public struct JSONObjectWriter {
-    /// The text so far.
-    public private(set) var out: [UInt8]
+public struct JSONObjectWriter: ~Copyable {
+    /// The text so far (the caller's, taken while the object is written).
+    @usableFromInline var out: JSONOutput
     private var needsComma: Bool
     #if DEBUG
     private var lastKey: [UInt8] = []
@@ -19,7 +19,7 @@ public struct JSONObjectWriter {
 
     /// Writes an object into `out`: `{`, the members `body` writes, `}`.
     @inlinable
-    public static func write(into out: inout [UInt8], _ body: (inout JSONObjectWriter) -> Void) {
+    public static func write(into out: inout JSONOutput, _ body: (inout JSONObjectWriter) -> Void) {
         var writer = JSONObjectWriter(taking: &out, opening: true)
         body(&writer)
         writer.finish(into: &out)
@@ -28,7 +28,7 @@ public struct JSONObjectWriter {
     /// Adds members to an object already open in `out` (with members in it: each new one is preceded by a comma),
     /// then closes it with `}`. The members written before are not checked against the new keys' order.
     @inlinable
-    public static func continueObject(in out: inout [UInt8], _ body: (inout JSONObjectWriter) -> Void) {
+    public static func continueObject(in out: inout JSONOutput, _ body: (inout JSONObjectWriter) -> Void) {
         var writer = JSONObjectWriter(taking: &out, opening: false)
         body(&writer)
         writer.finish(into: &out)
@@ -36,15 +36,15 @@ public struct JSONObjectWriter {
 
     // Takes the buffer without copying it (swap), and gives it back in `finish`.
     @usableFromInline
-    init(taking buffer: inout [UInt8], opening: Bool) {
-        out = []
+    init(taking buffer: inout JSONOutput, opening: Bool) {
+        out = JSONOutput()
         swap(&out, &buffer)
         if opening { out.append(UInt8(ascii: "{")) }
         needsComma = !opening
     }
 
     @usableFromInline
-    mutating func finish(into buffer: inout [UInt8]) {
+    mutating func finish(into buffer: inout JSONOutput) {
         out.append(UInt8(ascii: "}"))
         swap(&out, &buffer)
     }
@@ -56,19 +56,11 @@ public struct JSONObjectWriter {
         precondition(lastKey.isEmpty || lastKey.lexicographicallyPrecedes(bytes), "JSON keys out of order: \(key) after \(String(decoding: lastKey, as: UTF8.self))")
         lastKey = bytes
         #endif
-        // Put together on the stack and appended at once: every append to an array asks the runtime whether its
-        // storage is shared, four times a key when appended piece by piece.
-        let length = key.utf8CodeUnitCount
-        let comma = needsComma ? 1 : 0
+        if needsComma { out.append(UInt8(ascii: ",")) }
         needsComma = true
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 4) { text in
-            text[0] = UInt8(ascii: ",")
-            text[comma] = UInt8(ascii: "\"")
-            UnsafeMutableRawPointer(text.baseAddress! + comma + 1).copyMemory(from: key.utf8Start, byteCount: length)
-            text[comma + 1 + length] = UInt8(ascii: "\"")
-            text[comma + 2 + length] = UInt8(ascii: ":")
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<(length + 3 + comma)]))
-        }
+        out.append(UInt8(ascii: "\""))
+        out.append(key)
+        out.append("\":")
     }
 
     public mutating func member(_ name: StaticString, _ value: Double?) {
@@ -87,7 +79,7 @@ public struct JSONObjectWriter {
     public mutating func member(_ name: StaticString, _ value: Bool?) {
         guard let value else { return }
         key(name)
-        out.append(contentsOf: value ? Self.trueText : Self.falseText)
+        out.append(value ? "true" : "false")
     }
 
     public mutating func member(_ name: StaticString, _ value: String?) {
@@ -137,7 +129,4 @@ public struct JSONObjectWriter {
         }
         out.append(UInt8(ascii: "]"))
     }
-
-    private static let trueText: [UInt8] = Array("true".utf8)
-    private static let falseText: [UInt8] = Array("false".utf8)
 }

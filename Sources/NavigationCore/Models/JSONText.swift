@@ -6,10 +6,10 @@
 /// bytes for the same value.
 public enum JSONText {
     /// Appends `value` as JSON text.
-    public static func append(_ value: JSONValue, into out: inout [UInt8]) {
+    public static func append(_ value: JSONValue, into out: inout JSONOutput) {
         switch value {
         case .null: appendNull(into: &out)
-        case .bool(let flag): out.append(contentsOf: flag ? Self.trueText : Self.falseText)
+        case .bool(let flag): out.append(flag ? "true" : "false")
         case .number(let number): appendNumber(number, into: &out)
         case .string(let text): appendString(text, into: &out)
         case .array(let items):
@@ -26,7 +26,7 @@ public enum JSONText {
     /// An object with its keys sorted. Most objects in a route are small (a segment's `maxspeed`, a waypoint's engine
     /// keys), and an array of members made and sorted per object was most of their cost: up to eight members are
     /// written smallest key first by scanning the object again for each, with nothing allocated.
-    private static func appendSortedObject(_ object: [String: JSONValue], into out: inout [UInt8]) {
+    private static func appendSortedObject(_ object: [String: JSONValue], into out: inout JSONOutput) {
         guard object.count <= 8 else { return appendObject(object, leading: [], into: &out) }
         out.append(UInt8(ascii: "{"))
         var previous: String?
@@ -52,7 +52,7 @@ public enum JSONText {
     /// `encoded` adds members whose values are JSON text already (written as they are, in key order with the
     /// others): a large value encoded once, straight to text, is not turned into a tree to be written again.
     public static func appendObject(
-        _ object: [String: JSONValue], encoded: [String: [UInt8]] = [:], leading: [String], into out: inout [UInt8]
+        _ object: [String: JSONValue], encoded: [String: [UInt8]] = [:], leading: [String], into out: inout JSONOutput
     ) {
         out.append(UInt8(ascii: "{"))
         var first = true
@@ -86,12 +86,12 @@ public enum JSONText {
         out.append(UInt8(ascii: "}"))
     }
 
-    public static func appendNull(into out: inout [UInt8]) {
-        out.append(contentsOf: Self.nullText)
+    public static func appendNull(into out: inout JSONOutput) {
+        out.append("null")
     }
 
     /// Whole numbers below 10^15 as integers (ids and counts stay integers), others in shortest round-trip form.
-    public static func appendNumber(_ number: Double, into out: inout [UInt8]) {
+    public static func appendNumber(_ number: Double, into out: inout JSONOutput) {
         guard number.isFinite else { return appendNull(into: &out) }
         if number.magnitude < 1e15 {
             // Whole when its part toward zero is itself (a conversion, not a call to the C library's `round`).
@@ -117,7 +117,7 @@ public enum JSONText {
     /// the shortest is n with all of them struck (keeping one fraction digit), which is the text `description`
     /// writes. One product and one division, where trying k = 1, 2, ... took up to nine of each. Property-tested
     /// against `description`.
-    static func appendShortDecimal(_ number: Double, into out: inout [UInt8]) -> Bool {
+    static func appendShortDecimal(_ number: Double, into out: inout JSONOutput) -> Bool {
         let magnitude = number.magnitude
         // `description` writes smaller numbers with an exponent.
         guard magnitude >= 1e-3 else { return false }
@@ -161,7 +161,7 @@ public enum JSONText {
     /// `digits` × 10^-`fractionDigits` as `12.345` or `0.05` (at least one digit before the point), or with no
     /// fraction digits as the whole number `42` (`fractionDigits`: 0...9). Without a heap allocation, two digits at a
     /// time from the end.
-    private static func appendDecimal(_ digits: UInt64, fractionDigits: Int, into out: inout [UInt8]) {
+    private static func appendDecimal(_ digits: UInt64, fractionDigits: Int, into out: inout JSONOutput) {
         // 24 bytes: the 20 digits of any UInt64, or up to 13 digits (below 2^40), a point and padding zeros.
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &text) { bytes in
@@ -212,13 +212,13 @@ public enum JSONText {
     }
 
     /// Decimal digits of `value`, without a heap allocation.
-    public static func appendInteger(_ value: Int64, into out: inout [UInt8]) {
+    public static func appendInteger(_ value: Int64, into out: inout JSONOutput) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         appendDecimal(value.magnitude, fractionDigits: 0, into: &out)
     }
 
     /// A JSON string: `"`, `\` and control characters escaped, everything else (UTF-8 included) as is.
-    public static func appendString(_ text: String, into out: inout [UInt8]) {
+    public static func appendString(_ text: String, into out: inout JSONOutput) {
         out.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
@@ -235,7 +235,7 @@ public enum JSONText {
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func appendEscape(_ byte: UInt8, into out: inout [UInt8]) {
+    private static func appendEscape(_ byte: UInt8, into out: inout JSONOutput) {
         out.append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
@@ -244,13 +244,9 @@ public enum JSONText {
         case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
         default:
             let hex: StaticString = "0123456789abcdef"
-            out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            out.append("u00")
             out.append(hex.utf8Start[Int(byte >> 4)])
             out.append(hex.utf8Start[Int(byte & 0xF)])
         }
     }
-
-    private static let nullText: [UInt8] = Array("null".utf8)
-    private static let trueText: [UInt8] = Array("true".utf8)
-    private static let falseText: [UInt8] = Array("false".utf8)
 }

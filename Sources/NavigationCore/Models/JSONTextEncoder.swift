@@ -26,7 +26,7 @@ public struct JSONTextEncoder: Sendable {
         public var keys: [String] { ranges.map(\.key) }
 
         /// Appends the value of the member at `index` (of ``keys``).
-        public func appendValue(at index: Int, into out: inout [UInt8]) {
+        public func appendValue(at index: Int, into out: inout JSONOutput) {
             let range = ranges[index].range
             // A value that wrote nothing is null, as JSONValueEncoder has it.
             if range.isEmpty { return JSONText.appendNull(into: &out) }
@@ -43,7 +43,7 @@ public struct JSONTextEncoder: Sendable {
         stream.close(above: -1)
         if stream.unsupported { throw Unsupported() }
         if stream.out.isEmpty { JSONText.appendNull(into: &stream.out) }
-        return stream.out
+        return stream.out.bytes
     }
 
     /// The members of the object `value` encodes to (it must encode to an object through a keyed container).
@@ -53,7 +53,7 @@ public struct JSONTextEncoder: Sendable {
         stream.close(above: 0)
         guard !stream.unsupported, stream.frames.count == 1, stream.frames[0].isObject else { throw Unsupported() }
         let order = stream.memberOrder(of: stream.frames[0])
-        return ObjectMembers(text: stream.out, ranges: order)
+        return ObjectMembers(text: stream.out.bytes, ranges: order)
     }
 }
 
@@ -73,7 +73,7 @@ private final class TextStream {
         var count: Int
     }
 
-    var out: [UInt8] = []
+    var out = JSONOutput(capacity: 512)
     var frames: [Frame] = []
     /// Members of the open objects, innermost last: each key and where its value starts in `out`.
     var keys: [String] = []
@@ -81,9 +81,7 @@ private final class TextStream {
     var nextID = 1
     var unsupported = false
     /// An object's values while its members are put in key order (reused: objects close one at a time).
-    var scratch: [UInt8] = []
-
-    init() { out.reserveCapacity(512) }
+    var scratch = JSONOutput()
 
     func makeID() -> Int {
         defer { nextID += 1 }
@@ -134,8 +132,8 @@ private final class TextStream {
             return
         }
         let members = memberOrder(of: frame)
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: out[frame.start...])
+        scratch.removeLast(scratch.count)
+        scratch.append(contentsOf: out, in: frame.start..<out.count)
         out.removeLast(out.count - frame.start)
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
@@ -145,7 +143,7 @@ private final class TextStream {
             if member.range.isEmpty {
                 JSONText.appendNull(into: &out)  // a value that wrote nothing, as JSONValueEncoder has it
             } else {
-                out.append(contentsOf: scratch[(member.range.lowerBound - frame.start)..<(member.range.upperBound - frame.start)])
+                out.append(contentsOf: scratch, in: (member.range.lowerBound - frame.start)..<(member.range.upperBound - frame.start))
             }
         }
         out.append(UInt8(ascii: "}"))

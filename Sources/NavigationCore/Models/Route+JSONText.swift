@@ -3,7 +3,7 @@
 /// carries the whole route; through the generic containers its text was a quarter of the navigation loop's time
 /// per `navigate` (`perf`, docs/performance.md), and a 1000 km route's took tens of milliseconds.
 extension Route: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("boundingBox", boundingBox)
             object.member("distance", distance)
@@ -17,7 +17,7 @@ extension Route: JSONTextWritable {
 }
 
 extension RouteStep: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("annotations", annotations)
             object.member("destinations", destinations)
@@ -42,7 +42,7 @@ extension RouteStep: JSONTextWritable {
 }
 
 extension Maneuver: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("bearingAfter", bearingAfter)
             object.member("bearingBefore", bearingBefore)
@@ -54,7 +54,7 @@ extension Maneuver: JSONTextWritable {
 }
 
 extension GeographicCoordinate: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("lat", latitude)
             object.member("lon", longitude)
@@ -63,7 +63,7 @@ extension GeographicCoordinate: JSONTextWritable {
 }
 
 extension BoundingBox: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("northEast", northEast)
             object.member("southWest", southWest)
@@ -72,7 +72,7 @@ extension BoundingBox: JSONTextWritable {
 }
 
 extension Waypoint: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("kind", kind.rawValue)
             object.member("lat", coordinate.latitude)
@@ -84,7 +84,7 @@ extension Waypoint: JSONTextWritable {
 }
 
 extension Incident: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("description", description)
             object.member("geometryIndexEnd", geometryIndexEnd)
@@ -98,7 +98,7 @@ extension Incident: JSONTextWritable {
 }
 
 extension RoadFeature: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("classes", classes)
             object.member("country", country)
@@ -111,7 +111,7 @@ extension RoadFeature: JSONTextWritable {
 }
 
 extension RoadFeature.RestStop: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("name", name)
             object.member("type", type)
@@ -121,7 +121,7 @@ extension RoadFeature.RestStop: JSONTextWritable {
 
 extension LineStringCoding: JSONTextWritable {
     /// `[[lon,lat],...]`, GeoJSON's order, with no container per point.
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         out.append(UInt8(ascii: "["))
         for (index, coordinate) in coordinates.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }

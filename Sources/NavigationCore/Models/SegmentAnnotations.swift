@@ -156,8 +156,8 @@ extension SegmentAnnotations: JSONTextWritable {
     /// were half of the `route` event's text), then the rows are put together from that text. A value that is
     /// the segment before's very value (``JSONValue/isIdentical(to:)``: a street's speed limit, read once for its run
     /// of segments by ``JSONReader/readValue(repeating:)``, or the same speed) takes the text written for it.
-    public func writeJSON(into out: inout [UInt8]) {
-        var keys: [UInt8] = []
+    public func writeJSON(into out: inout JSONOutput) {
+        var keys = JSONOutput(capacity: names.count * 16)
         var keySpans: [Range<Int>] = []
         keySpans.reserveCapacity(names.count)
         for name in names {
@@ -168,8 +168,7 @@ extension SegmentAnnotations: JSONTextWritable {
         }
         // `spans[n * count + segment]`: where that segment's value of member `n` is in `texts`; empty where the
         // segment does not have it (a value's text is never empty).
-        var texts: [UInt8] = []
-        texts.reserveCapacity(count * columns.count * 8)
+        var texts = JSONOutput(capacity: count * columns.count * 8)
         var spans = [Range<Int>](repeating: 0..<0, count: columns.count * count)
         for n in columns.indices {
             columns[n].withUnsafeBufferPointer { column in
@@ -186,55 +185,21 @@ extension SegmentAnnotations: JSONTextWritable {
                 }
             }
         }
-        // The rows' exact length, then the rows copied into it piece by piece: an array's `append(contentsOf:)` of a
-        // few bytes took about 90 instructions, and a row has two such pieces a member.
-        var length = 2 + Swift.max(0, count - 1)  // the brackets and the commas between rows
+        out.append(UInt8(ascii: "["))
         for segment in 0..<count {
-            var members = 0
+            if segment > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "{"))
+            var first = true
             for n in keySpans.indices {
                 let span = spans[n * count + segment]
                 guard !span.isEmpty else { continue }
-                members += 1
-                length += keySpans[n].count + span.count
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                out.append(contentsOf: keys, in: keySpans[n])
+                out.append(contentsOf: texts, in: span)
             }
-            length += 2 + Swift.max(0, members - 1)  // the braces and the commas between members
+            out.append(UInt8(ascii: "}"))
         }
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: length))
-        out.withUnsafeMutableBufferPointer { out in
-            texts.withUnsafeBufferPointer { texts in
-                keys.withUnsafeBufferPointer { keys in
-                    var position = start
-                    func put(_ byte: UInt8) {
-                        precondition(position < out.count, "a byte of the annotations' text within its room")
-                        out[position] = byte
-                        position += 1
-                    }
-                    func put(_ piece: Slice<UnsafeBufferPointer<UInt8>>) {
-                        precondition(position + piece.count <= out.count, "a piece of the annotations' text within its room")
-                        guard let from = piece.base.baseAddress, let to = out.baseAddress else { return }
-                        (to + position).update(from: from + piece.startIndex, count: piece.count)
-                        position += piece.count
-                    }
-                    put(UInt8(ascii: "["))
-                    for segment in 0..<count {
-                        if segment > 0 { put(UInt8(ascii: ",")) }
-                        put(UInt8(ascii: "{"))
-                        var first = true
-                        for n in keySpans.indices {
-                            let span = spans[n * count + segment]
-                            guard !span.isEmpty else { continue }
-                            if !first { put(UInt8(ascii: ",")) }
-                            first = false
-                            put(keys[keySpans[n]])
-                            put(texts[span])
-                        }
-                        put(UInt8(ascii: "}"))
-                    }
-                    put(UInt8(ascii: "]"))
-                    precondition(position == start + length, "the annotations' text is the length worked out for it")
-                }
-            }
-        }
+        out.append(UInt8(ascii: "]"))
     }
 }

@@ -21,8 +21,7 @@ public struct JournalText {
         var rest = record
         rest.route = Self.placeholder
         let members = try JSONTextEncoder().encodeMembers(rest)
-        var out: [UInt8] = []
-        out.reserveCapacity(routeText.count + 1024)
+        var out = JSONOutput(capacity: routeText.count + 1024)
         out.append(UInt8(ascii: "{"))
         for (index, key) in members.keys.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -31,7 +30,7 @@ public struct JournalText {
             if key == "route" { out.append(contentsOf: routeText) } else { members.appendValue(at: index, into: &out) }
         }
         out.append(UInt8(ascii: "}"))
-        return out
+        return out.bytes
     }
 
     /// Stands in for the route while the rest is written.

@@ -39,15 +39,14 @@ public enum RecordingCodec {
                 text = try JSONTextEncoder().encode(routes)
             } catch {
                 // A type whose encode(to:) the streaming encoder cannot follow: the tree writes the same bytes.
-                text = []
-                JSONText.append(.array(routes.map { JSONLine.value($0) }), into: &text)
+                text = JSONOutput.bytes { JSONText.append(.array(routes.map { JSONLine.value($0) }), into: &$0) }
             }
             encoded["routes"] = text
         }
-        var out: [UInt8] = []
+        var out = JSONOutput()
         JSONText.appendObject(object, encoded: encoded, leading: FlightRecorder.leadingKeys, into: &out)
         out.append(UInt8(ascii: "\n"))
-        return out
+        return out.bytes
     }
 
     /// The routes of a route answer, which the record carries as `routes`.

@@ -65,7 +65,7 @@ extension InstructionRetractedEvent: EventPayloadWritable {
 }
 
 extension InstructionRetractedEvent.Retracted: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("kind", kind.rawValue)
             object.member("stepIndex", stepIndex)
@@ -75,7 +75,7 @@ extension InstructionRetractedEvent.Retracted: JSONTextWritable {
 }
 
 extension EngineIdentity: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("name", name)
             object.member("server", server)
@@ -84,7 +84,7 @@ extension EngineIdentity: JSONTextWritable {
 }
 
 extension CalculationError: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("code", code)
             object.member("message", message)
@@ -94,7 +94,7 @@ extension CalculationError: JSONTextWritable {
 }
 
 extension RouteCalculationEvent.FailedEngine: JSONTextWritable {
-    public func writeJSON(into out: inout [UInt8]) {
+    public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in
             object.member("error", error)
             object.member("name", name)

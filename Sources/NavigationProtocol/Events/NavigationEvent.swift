@@ -125,8 +125,7 @@ public struct EventMessage: Hashable, Sendable {
             return ServerMessage.event(event.type, seq: seq, routeId: routeId, fields: event.fields).line
         }
         let keys = members.keys
-        var out: [UInt8] = []
-        out.reserveCapacity(keys.count * 24 + 96)
+        var out = JSONOutput(capacity: keys.count * 24 + 96)
         envelope.append(into: &out, id: keys.firstIndex(of: "id").map { id in { members.appendValue(at: id, into: &$0) } })
         for (index, key) in keys.enumerated() where !envelopeKeys.contains(key) {
             out.append(UInt8(ascii: ","))
@@ -134,8 +133,8 @@ public struct EventMessage: Hashable, Sendable {
             out.append(UInt8(ascii: ":"))
             members.appendValue(at: index, into: &out)
         }
-        out.append(contentsOf: "}\n".utf8)
-        return out
+        out.append("}\n")
+        return out.bytes
     }
 
     /// What every line begins with: `{"type":…,"seq":…,"routeId":…`.
@@ -148,40 +147,38 @@ public struct EventMessage: Hashable, Sendable {
         /// (``TripStateRecord``'s `JSONTextWritable`), the same bytes as the generic path. It has none of the
         /// envelope's keys.
         func tripStateLine(_ record: TripStateRecord) -> [UInt8] {
-            var out: [UInt8] = []
-            out.reserveCapacity(1536)
+            var out = JSONOutput(capacity: 1536)
             append(into: &out)
             JSONObjectWriter.continueObject(in: &out) { record.writeMembers(into: &$0) }
             out.append(UInt8(ascii: "\n"))
-            return out
+            return out.bytes
         }
 
         /// The line of a payload written by hand (``EventPayloadWritable``: the events a route brings), the same
         /// bytes as the generic path; nil when that payload is left to the generic path. None of them has an
         /// envelope key.
         func handWrittenLine<Payload: EventPayloadWritable>(_ payload: Payload, capacity: Int = 512) -> [UInt8]? {
-            var out: [UInt8] = []
-            out.reserveCapacity(capacity)
+            var out = JSONOutput(capacity: capacity)
             append(into: &out)
             var written = false
             JSONObjectWriter.continueObject(in: &out) { written = payload.writeMembers(into: &$0) }
             guard written else { return nil }
             out.append(UInt8(ascii: "\n"))
-            return out
+            return out.bytes
         }
 
         /// `{"type":…,"id":…,"seq":…,"routeId":…`, the object left open; `id` writes the payload's `id` value,
         /// when it has one.
-        func append(into out: inout [UInt8], id: ((inout [UInt8]) -> Void)? = nil) {
-            out.append(contentsOf: #"{"type":"#.utf8)
+        func append(into out: inout JSONOutput, id: ((inout JSONOutput) -> Void)? = nil) {
+            out.append(#"{"type":"#)
             JSONText.appendString(type.rawValue, into: &out)
             if let id {
-                out.append(contentsOf: #","id":"#.utf8)
+                out.append(#","id":"#)
                 id(&out)
             }
-            out.append(contentsOf: #","seq":"#.utf8)
+            out.append(#","seq":"#)
             JSONText.appendNumber(Double(seq), into: &out)
-            out.append(contentsOf: #","routeId":"#.utf8)
+            out.append(#","routeId":"#)
             if let routeId { JSONText.appendString(routeId, into: &out) } else { JSONText.appendNull(into: &out) }
         }
     }

@@ -152,10 +152,9 @@ func percentEncode(_ text: String) -> String {
 /// navd makes: the golden recordings' request bodies replay unchanged), without Foundation's encoder on the way to
 /// every route request.
 func encodeJSONBody(_ value: JSONValue) -> Data {
-    var out: [UInt8] = []
-    out.reserveCapacity(512)
+    var out = JSONOutput(capacity: 512)
     JSONText.append(value, into: &out)
-    return Data(out)
+    return out.withUnsafeBytes { Data($0) }
 }
 
 /// Formats coordinates for OSRM-style paths: `lon,lat;lon,lat` with 6 decimals.
