@@ -55,8 +55,13 @@ struct JSONNumberTextTests {
         }
     }
 
-    /// Whole numbers share the decimals' digit writer (no point): every width up to the 19 digits of Int64's ends.
-    @Test(arguments: [Int64.min, Int64.min + 1, -1_000_000_000_000_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_000_000_007, Int64.max])
+    /// Whole numbers share the decimals' digit writer (no point): every width up to the 19 digits of Int64's ends,
+    /// each power of ten and the number below it (where the digits take one more pair or one more single).
+    @Test(arguments: [Int64.min, Int64.min + 1, -1_000_000_000_000_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_000_000_007, Int64.max]
+        + (1...18).flatMap { exponent -> [Int64] in
+            let power = (0..<exponent).reduce(Int64(1)) { product, _ in product * 10 }
+            return [power - 1, power, -power]
+        })
     func integersAreWrittenAsTheirDigits(value: Int64) {
         let out = JSONOutput.bytes { JSONText.appendInteger(value, into: &$0) }
         #expect(String(decoding: out, as: UTF8.self) == String(value))

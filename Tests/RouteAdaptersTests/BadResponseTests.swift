@@ -75,6 +75,30 @@ struct BadResponseTests {
         ("a skipped member that breaks off", Data(#"{"code":"Ok","routes":[{"distance":1,"legs":[{"steps":[{"intersections":[{"bearings":[1,2,"#.utf8), .malformed),
     ]
 
+    /// A position is read without an array: its error still says every number it came with, an altitude after the
+    /// two included, and one with fewer than two numbers is left out, as before.
+    @Test func aPositionKeepsItsNumbersForItsMessage() throws {
+        func answer(waypoints: [[Double]]) throws -> Data {
+            var top = try Fixture.json("standard_osrm_polyline6_response")
+            top["waypoints"] = waypoints.map { ["location": $0] }
+            return try Fixture.encode(top)
+        }
+        let offTheGlobe = try answer(waypoints: [[1e300, 0, 12.5]])
+        #expect {
+            try parser.parseRoutes(from: offTheGlobe)
+        } throws: { error in
+            guard case RouteParseError.typeMismatch(let path, let expected) = error else { return false }
+            return path == "waypoints[0].location" && expected.hasSuffix("not [1e+300, 0.0, 12.5]")
+        }
+        // The fixture's route has two legs: the three whole positions are its three stops.
+        let short = try answer(waypoints: [[13.39], [13.39, 52.52, 3], [13.40, 52.53], [13.43, 52.52]])
+        let routes = try parser.parseRoutes(from: short)
+        #expect(routes[0].waypoints.map(\.coordinate) == [
+            GeographicCoordinate(latitude: 52.52, longitude: 13.39), GeographicCoordinate(latitude: 52.53, longitude: 13.40),
+            GeographicCoordinate(latitude: 52.52, longitude: 13.43),
+        ])
+    }
+
     /// One route object read alone (a route refresh's route): its paths start at `route`.
     @Test(arguments: [
         (#"{"distance":"far"}"#, "route.distance"), (#"{"legs":5}"#, "route.legs"),

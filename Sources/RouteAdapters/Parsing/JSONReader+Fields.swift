@@ -65,15 +65,8 @@ extension JSONReader {
     /// The array at `key`, each item read with `item` (given the item's index; its errors name the item), or nil for
     /// `null`.
     mutating func array<T>(_ key: String, _ item: (inout JSONReader, Int) throws -> T) throws -> [T]? {
-        switch try kind() {
-        case .array: break
-        case .null:
-            _ = try readNull()
-            return nil
-        default: throw RouteParseError.typeMismatch(path: key, expected: "an array")
-        }
+        guard var items = try optionalItems(key) else { return nil }
         var result: [T] = []
-        var items = try beginArray()
         while try nextItem(&items) {
             // Room for a few at the first item: most arrays here are short (a position, bearings, lanes), and growing
             // one item at a time was a third of reading a position.
@@ -88,11 +81,29 @@ extension JSONReader {
         return result
     }
 
-    mutating func doubles(_ key: String) throws -> [Double]? {
-        try array(key) { reader, _ in
-            guard try reader.kind() == .number else { throw RouteParseError.typeMismatch(path: "", expected: "a number") }
-            return try reader.readNumber()
+    /// Opens the array at `key`, or nil for `null`.
+    private mutating func optionalItems(_ key: String) throws -> Items? {
+        switch try kind() {
+        case .array: return try beginArray()
+        case .null:
+            _ = try readNull()
+            return nil
+        default: throw RouteParseError.typeMismatch(path: key, expected: "an array")
         }
+    }
+
+    /// The position at `key` (an array of numbers, `[lon, lat]`), or nil for `null`; its errors as an array's have
+    /// them (`location[1]` for an item that is not a number).
+    mutating func position(_ key: String) throws -> PositionDTO? {
+        guard var items = try optionalItems(key) else { return nil }
+        var position = PositionDTO()
+        while try nextItem(&items) {
+            guard try kind() == .number else {
+                throw RouteParseError.typeMismatch(path: "\(key)[\(position.count)]", expected: "a number")
+            }
+            position.append(try readNumber())
+        }
+        return position
     }
 
     mutating func strings(_ key: String) throws -> [String]? {

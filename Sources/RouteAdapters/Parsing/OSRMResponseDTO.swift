@@ -42,8 +42,38 @@ struct OSRMResponseDTO {
     }
 }
 
+/// A position as an answer writes it, `[lon, lat]`, read without an array on the heap: an answer has one for every
+/// intersection, and the array was most of the cost of reading one. Numbers after the first two (an altitude) are
+/// kept only for an error's message.
+struct PositionDTO {
+    private var first: Double?
+    private var second: Double?
+    private var more: [Double] = []
+    /// How many numbers it had.
+    private(set) var count = 0
+
+    mutating func append(_ number: Double) {
+        switch count {
+        case 0: first = number
+        case 1: second = number
+        default: more.append(number)
+        }
+        count += 1
+    }
+
+    /// The position's coordinate, when it has at least two numbers (longitude first, as GeoJSON has it); not
+    /// checked against the globe.
+    var coordinate: GeographicCoordinate? {
+        guard let first, let second else { return nil }
+        return GeographicCoordinate(latitude: second, longitude: first)
+    }
+
+    /// Its numbers as they came, for an error's message.
+    var numbers: [Double] { [first, second].compactMap { $0 } + more }
+}
+
 struct OSRMWaypointDTO {
-    var location: [Double]?
+    var location: PositionDTO?
     var name: String?
     /// Metres between the location asked for and `location`, where the engine snapped it to the road.
     var distance: Double?
@@ -52,7 +82,7 @@ struct OSRMWaypointDTO {
         var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "location": location = try r.doubles("location")
+            case "location": location = try r.position("location")
             case "name": name = try r.string("name")
             case "distance": distance = try r.double("distance", in: PhysicalRange.routeDistance)
             default: try r.skipValue()
@@ -225,7 +255,7 @@ struct OSRMIncidentDTO {
 struct OSRMManeuverDTO {
     var type: String?
     var modifier: String?
-    var location: [Double]?
+    var location: PositionDTO?
     var bearingBefore: Double?
     var bearingAfter: Double?
     var instruction: String?
@@ -237,7 +267,7 @@ struct OSRMManeuverDTO {
             switch key {
             case "type": type = try r.string("type")
             case "modifier": modifier = try r.string("modifier")
-            case "location": location = try r.doubles("location")
+            case "location": location = try r.position("location")
             case "bearing_before": bearingBefore = try r.double("bearing_before", in: PhysicalRange.course)
             case "bearing_after": bearingAfter = try r.double("bearing_after", in: PhysicalRange.course)
             case "instruction": instruction = try r.string("instruction")
@@ -271,7 +301,7 @@ struct OSRMLaneDTO {
 struct OSRMIntersectionDTO {
     var lanes: [OSRMLaneDTO]?
     /// `[lon, lat]`.
-    var location: [Double]?
+    var location: PositionDTO?
     var classes: [String]?
     var tunnelName: String?
     var tollCollection: String?
@@ -285,7 +315,7 @@ struct OSRMIntersectionDTO {
         while let key = try r.nextKey(&members) {
             switch key {
             case "lanes": lanes = try r.objects("lanes", OSRMLaneDTO.init)
-            case "location": location = try r.doubles("location")
+            case "location": location = try r.position("location")
             case "classes": classes = try r.strings("classes")
             case "tunnel_name": tunnelName = try r.string("tunnel_name")
             case "toll_collection":

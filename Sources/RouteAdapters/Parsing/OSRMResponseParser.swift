@@ -41,10 +41,9 @@ public struct OSRMResponseParser: RouteResponseParser {
         guard !routeDTOs.isEmpty else { throw RouteParseError.noRoutes }
         var waypoints: [Waypoint] = []
         for (index, dto) in (response.waypoints ?? []).enumerated() {
-            guard let location = dto.location, location.count >= 2 else { continue }
-            let coordinate = GeographicCoordinate(latitude: location[1], longitude: location[0])
+            guard let location = dto.location, let coordinate = location.coordinate else { continue }
             guard coordinate.isValid else {
-                throw RouteParseError.typeMismatch(path: "waypoints[\(index)].location", expected: "[lon, lat] on the globe, not \(location)")
+                throw RouteParseError.typeMismatch(path: "waypoints[\(index)].location", expected: "[lon, lat] on the globe, not \(location.numbers)")
             }
             var waypoint = Waypoint(coordinate: coordinate, kind: .break)
             waypoint.snapDistance = dto.distance
@@ -201,10 +200,10 @@ public struct OSRMResponseParser: RouteResponseParser {
             guard let maneuverDTO = raw.dto.maneuver else { throw RouteParseError.missingField("\(stepPath()).maneuver") }
             var geometry = try decodeGeometry(raw.dto.geometry, path: "\(stepPath()).geometry") ?? []
             let maneuverLocation: GeographicCoordinate
-            if let l = maneuverDTO.location, l.count >= 2 {
-                maneuverLocation = GeographicCoordinate(latitude: l[1], longitude: l[0])
+            if let l = maneuverDTO.location, let location = l.coordinate {
+                maneuverLocation = location
                 guard maneuverLocation.isValid else {
-                    throw RouteParseError.typeMismatch(path: "\(stepPath()).maneuver.location", expected: "[lon, lat] on the globe, not \(l)")
+                    throw RouteParseError.typeMismatch(path: "\(stepPath()).maneuver.location", expected: "[lon, lat] on the globe, not \(l.numbers)")
                 }
             } else if let first = geometry.first {
                 maneuverLocation = first
@@ -352,9 +351,7 @@ public struct OSRMResponseParser: RouteResponseParser {
     static func features(_ intersections: [OSRMIntersectionDTO], admins: [String], last: inout RoadFeature?) -> [RoadFeature] {
         var kept: [RoadFeature] = []
         for intersection in intersections {
-            guard let l = intersection.location, l.count >= 2 else { continue }
-            let location = GeographicCoordinate(latitude: l[1], longitude: l[0])
-            guard location.isValid else { continue }
+            guard let location = intersection.location?.coordinate, location.isValid else { continue }
             var classes: [String] = []
             for name in intersection.classes ?? [] where RoadFeature.knownClasses.contains(name) && !classes.contains(name) { classes.append(name) }
             let country = intersection.adminIndex.flatMap { $0 < admins.count ? admins[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
