@@ -103,6 +103,19 @@ struct ModelTests {
                 != SpokenInstruction.utteranceID(stepIndex: 12, indexInStep: 3, text: "x"))
     }
 
+    /// Ids are kept by clients and recordings across runs: written without a `String` per index and per hex text,
+    /// they are still the hash of the indexes' decimal text and the prompt's, as 16 hex digits with zeros in front.
+    @Test(arguments: [0, 1, 9, 10, 99, 100, 101, 999, 1000, 12_345, Int(Int32.max), Int.max, -1, -10, Int.min])
+    func utteranceIDsAreTheHashOfTheTexts(stepIndex: Int) {
+        for (indexInStep, text) in [(0, "Turn left onto Mikonkatu"), (7, ""), (10, "Käänny oikealle"), (123_456, "x")] {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in Array("\(stepIndex)\u{1f}\(indexInStep)\u{1f}\(text)".utf8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            let hex = String(hash, radix: 16)
+            let expected = String(repeating: "0", count: 16 - hex.count) + hex
+            #expect(SpokenInstruction.utteranceID(stepIndex: stepIndex, indexInStep: indexInStep, text: text) == expected)
+        }
+    }
+
     @Test(arguments: ["turn", "new name", "end of road", "exit roundabout", "roundabout turn", "use lane"])
     func knownManeuverTypesRoundTripTheirNames(name: String) {
         let type = ManeuverType(name: name)

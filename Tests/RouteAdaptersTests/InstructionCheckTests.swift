@@ -85,8 +85,46 @@ struct InstructionCheckTests {
     ])
     func wordsAreLowercaseLettersWithTheirMarks(text: String, expected: [String]) {
         var words: [String] = []
-        InstructionCheck.forEachWord(of: text) { words.append($0) }
+        InstructionCheck.forEachWord(of: text) { words.append(String(decoding: $0, as: UTF8.self)) }
         #expect(words == expected)
+    }
+
+    /// The words read from a text's bytes are the words read scalar by scalar (the model below, as the check read them
+    /// before), for random texts of ASCII, letters with marks (composed and not), other scripts, letters whose
+    /// lowercase is longer ("İ"), scalars of four bytes, digits, punctuation and white space.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func wordsFromBytesAreTheWordsFromScalars(seed: UInt64) {
+        let pieces = [
+            "Turn", "RIGHT", "oikealle", "-", "Käänny", "e\u{301}", "\u{301}", "İ", "ß", "ΣΟΦΙΑ", "ς", "東京", "🚗", "𝔸", "ﬁ", "١٢",
+            "300", "m", ".", ",", "'", " ", "\u{A0}", "\t", "Ǆ", "ǅ",
+        ]
+        var generator = SeededRandomNumberGenerator(seed: seed)
+        for _ in 0..<3_000 {
+            let text = (0..<Int.random(in: 0...10, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            var words: [String] = []
+            InstructionCheck.forEachWord(of: text) { words.append(String(decoding: $0, as: UTF8.self)) }
+            #expect(words == Self.wordsByScalars(text), "\(text.debugDescription)")
+        }
+    }
+
+    /// The words of `text` read scalar by scalar, each made a `String`.
+    static func wordsByScalars(_ text: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        for scalar in text.unicodeScalars {
+            let properties = scalar.properties
+            let isMark = !word.isEmpty && [.nonspacingMark, .spacingMark, .enclosingMark].contains(properties.generalCategory)
+            if (scalar.value >= 0x80 && properties.isAlphabetic) || isMark || (0x41...0x5A).contains(scalar.value)
+                || (0x61...0x7A).contains(scalar.value) || scalar == "-"
+            {
+                word += properties.lowercaseMapping
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
     }
 
     /// A number followed by a unit word, one word or two, punctuation after it ignored; any Unicode space between.

@@ -116,6 +116,8 @@ struct InstructionSynthesisTests {
 
     @Test func ssmlIsEscaped() {
         #expect(PromptPlanner().ssml("Turn onto A & B <\"x\">") == "<speak>Turn onto A &amp; B &lt;&quot;x&quot;&gt;</speak>")
+        // A mark combined with an escaped character does not hide it; other characters pass as they are.
+        #expect(PromptPlanner().ssml("Käänny <\u{301} 'Ö'\u{308} 東京 🚗") == "<speak>Käänny &lt;\u{301} &apos;Ö&apos;\u{308} 東京 🚗</speak>")
     }
 
     static func catalog(_ language: String) throws -> GuidanceCatalog {

@@ -83,17 +83,31 @@ public struct SpokenInstruction: Hashable, Sendable, Codable {
     /// A deterministic id: FNV-1a (64 bit) over the step index, the prompt's index in the step and its text,
     /// as 16 hex digits. Trigger distances are left out so that re-timing prompts keeps their ids.
     public static func utteranceID(stepIndex: Int, indexInStep: Int, text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
+        var hash = FNV1a()
+        mixDecimal(stepIndex, into: &hash); hash.mix(0x1f)
+        mixDecimal(indexInStep, into: &hash); hash.mix(0x1f)
+        hash.mix(text.utf8)
+        // 16 lowercase hex digits, zeros in front, written straight (a route has a few of these for every step).
+        let hexDigits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 16) { id in
+            for position in 0..<16 {
+                let nibble = Int(truncatingIfNeeded: (hash.value >> (4 * UInt64(15 - position))) & 0xf)
+                id[position] = hexDigits.utf8Start[nibble]
             }
+            return 16
         }
-        mix(String(stepIndex).utf8); mix([0x1f])
-        mix(String(indexInStep).utf8); mix([0x1f])
-        mix(text.utf8)
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Mixes `number`'s decimal text (as `String(number)` writes it) into `hash`, without making the text.
+    private static func mixDecimal(_ number: Int, into hash: inout FNV1a) {
+        guard number >= 0 else { return hash.mix(String(number).utf8) }
+        var divisor = 1
+        while divisor <= number / 10 { divisor *= 10 }
+        var rest = number
+        while divisor > 0 {
+            hash.mix(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

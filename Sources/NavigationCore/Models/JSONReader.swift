@@ -81,6 +81,13 @@ public struct JSONReader {
         return try scanner.parseString()
     }
 
+    /// The next value, a string, as its UTF-8 bytes (as a key is read: valid until the read ends), without making a
+    /// `String`: for a value that is only compared with known texts. An error if it is anything else.
+    public mutating func readStringBytes() throws(JSONParser.Error) -> JSONKey {
+        guard try kind() == .string else { throw scanner.fail("expected a string") }
+        return try readKey()
+    }
+
     /// The next value, a number; an error if it is anything else.
     @inlinable
     public mutating func readNumber() throws(JSONParser.Error) -> Double {
@@ -132,6 +139,8 @@ public struct JSONReader {
     /// text is an identical, well-formed value, so nothing goes unchecked.
     public mutating func readValue(repeating previous: inout RepeatedValue) throws(JSONParser.Error) -> JSONValue {
         let kind = try kind()
+        // A number, most of a route's annotation values, read straight (the whitespace before it is skipped).
+        if kind == .number { return .number(try scanner.parseNumber()) }
         guard kind == .object || kind == .array else { return try readValue() }
         let start = scanner.index
         let length = previous.text.count
@@ -235,7 +244,8 @@ public struct JSONReader {
     }
 }
 
-/// An object member's key as ``JSONReader`` found it: its UTF-8 bytes, in the document when the key has no escapes,
+/// An object member's key (or a string value read with ``JSONReader/readStringBytes()``) as ``JSONReader`` found it:
+/// its UTF-8 bytes, in the document when the key has no escapes,
 /// else as decoded. Valid until the ``JSONReader/read(_:_:)`` that gave it returns: match it (`case "name":`) or copy it
 /// (``string``). A plain value (no reference counted), so that the thousands of keys of an answer cost no retains.
 public struct JSONKey: CustomStringConvertible {
@@ -245,6 +255,9 @@ public struct JSONKey: CustomStringConvertible {
 
     /// The key as text.
     public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// True when the key is `text`, byte for byte.
+    public func matches(_ text: String) -> Bool { text.utf8.elementsEqual(bytes) }
 
     public var description: String { string }
 

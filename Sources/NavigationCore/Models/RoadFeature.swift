@@ -39,6 +39,7 @@ public struct RoadFeature: Hashable, Sendable, Codable {
         self.country = country
     }
 
-    /// The classes navd knows; anything else an engine sends is dropped at parsing.
-    public static let knownClasses: Set<String> = ["tunnel", "toll", "ferry", "motorway", "restricted"]
+    /// The classes navd knows, in a fixed order (a parser may number them); anything else an engine sends is dropped
+    /// at parsing.
+    public static let knownClasses: [String] = ["tunnel", "toll", "ferry", "motorway", "restricted"]
 }

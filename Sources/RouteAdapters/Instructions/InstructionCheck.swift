@@ -12,8 +12,8 @@ public struct InstructionCheck: Sendable {
     /// made once here, as filling the catalogs' templates is most of the check's time.
     let otherUnitWords: Set<String>
     /// Every marker word of the catalogs, with a bit set for each catalog (by its index) that has it, and
-    /// ``requestedBit`` for the requested language's own markers: one lookup a word.
-    let markerLanguages: [String: UInt64]
+    /// ``requestedBit`` for the requested language's own markers: one lookup a word, by its bytes.
+    let markerLanguages: WordTable<UInt64>
     /// navd's texts in the language asked for (English when navd does not ship it).
     let requested: GuidanceCatalog
     /// The texts' language is checked only for a language navd ships (else it cannot be recognised).
@@ -30,7 +30,7 @@ public struct InstructionCheck: Sendable {
             for word in catalog.markers { markerLanguages[word, default: 0] |= 1 << UInt64(index) }
         }
         for word in requested.markers { markerLanguages[word, default: 0] |= Self.requestedBit }
-        self.markerLanguages = markerLanguages
+        self.markerLanguages = WordTable(markerLanguages)
         let otherUnits: [UnitKey] = locale.imperial ? [.metres, .kilometres] : [.feet, .yards, .miles]
         otherUnitWords = catalogs.reduce(into: Set<String>()) { words, catalog in
             for unit in otherUnits { words.formUnion(catalog.unitWords(unit)) }
@@ -52,9 +52,11 @@ public struct InstructionCheck: Sendable {
         var problems: [String] = []
         // Per language navd ships, the texts with its words and none of the requested one's.
         var foreignTexts = [Int](repeating: 0, count: catalogs.count)
+        // Read through a local: a closure reading `self` copied the whole check for each text.
+        let markers = markerLanguages
         for text in texts {
             var languages: UInt64 = 0
-            Self.forEachWord(of: text) { word in languages |= markerLanguages[word] ?? 0 }
+            Self.forEachWord(of: text) { word in languages |= markers.value(for: word) ?? 0 }
             guard languages & Self.requestedBit == 0 else { continue }
             for index in catalogs.indices where languages & (1 << UInt64(index)) != 0 { foreignTexts[index] += 1 }
         }
@@ -72,30 +74,57 @@ public struct InstructionCheck: Sendable {
         return problems
     }
 
-    /// Each lowercase word of `text` (letters, the marks on them, and hyphens), by its Unicode scalars with a path
-    /// for ASCII: a route's few hundred texts are checked as its answer arrives, on the navigation loop.
-    static func forEachWord(of text: String, _ body: (String) -> Void) {
-        var word: [UInt8] = []
-        func flush() {
-            if !word.isEmpty { body(String(decoding: word, as: UTF8.self)) }
-            word.removeAll(keepingCapacity: true)
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x41...0x5A: word.append(UInt8(scalar.value + 0x20))  // A-Z
-            case 0x61...0x7A, 0x2D: word.append(UInt8(scalar.value))  // a-z, -
-            case 0..<0x80: flush()
-            default:
-                let properties = scalar.properties
-                let isMark = !word.isEmpty && [.nonspacingMark, .spacingMark, .enclosingMark].contains(properties.generalCategory)
-                if properties.isAlphabetic || isMark {
-                    word.append(contentsOf: properties.lowercaseMapping.utf8)
-                } else {
-                    flush()
+    /// Each lowercase word of `text` (letters, the marks on them, and hyphens) as its UTF-8 bytes (valid during the
+    /// call), read from the text's bytes with a path for ASCII: a route's few hundred texts are checked as its answer
+    /// arrives, on the navigation loop, and no `String` or array is made per word.
+    static func forEachWord(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var text = text
+        text.withUTF8 { bytes in
+            // A scalar's lowercase mapping has at most 1.5 times its bytes (Unicode 15: "İ", two bytes, is "i̇",
+            // three): three times the text's bytes hold any word of it, and a byte past them would be dropped.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 3 * bytes.count + 4) { word in
+                var length = 0
+                func append(_ byte: UInt8) {
+                    guard length < word.count else { return }
+                    word[length] = byte
+                    length += 1
                 }
+                func flush() {
+                    if length > 0 { body(UnsafeBufferPointer(rebasing: word[..<length])) }
+                    length = 0
+                }
+                var index = 0
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    guard byte >= 0x80 else {
+                        switch byte {
+                        case 0x41...0x5A: append(byte + 0x20)  // A-Z
+                        case 0x61...0x7A, 0x2D: append(byte)  // a-z, -
+                        default: flush()
+                        }
+                        index += 1
+                        continue
+                    }
+                    // A scalar of two to four bytes (the text is valid UTF-8, as every String is).
+                    let count = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                    var value = UInt32(byte) & (0x7F >> UInt32(count))
+                    for next in bytes[(index + 1)..<min(index + count, bytes.count)] { value = value << 6 | UInt32(next & 0x3F) }
+                    index += count
+                    guard let scalar = Unicode.Scalar(value) else {
+                        flush()
+                        continue
+                    }
+                    let properties = scalar.properties
+                    let isMark = length > 0 && [.nonspacingMark, .spacingMark, .enclosingMark].contains(properties.generalCategory)
+                    guard properties.isAlphabetic || isMark else {
+                        flush()
+                        continue
+                    }
+                    for lowered in properties.lowercaseMapping.utf8 { append(lowered) }
+                }
+                flush()
             }
         }
-        flush()
     }
 
     /// Whether `text` has a number followed by one of `units` ("2 Meilen", "0.3 miles"): a word that starts with a
@@ -104,7 +133,8 @@ public struct InstructionCheck: Sendable {
     /// hundred texts are checked on the navigation loop as its answer arrives, and most words are not numbers.
     static func countsIn(_ units: Set<String>, _ text: String) -> Bool {
         // ASCII without a digit has no number in it ("Turn right onto Bulevardi."): nothing to split.
-        guard text.utf8.contains(where: { $0 >= 0x80 || (0x30...0x39).contains($0) }) else { return false }
+        var bytes = text
+        guard bytes.withUTF8({ $0.contains { $0 >= 0x80 || (0x30...0x39).contains($0) } }) else { return false }
         let words = text.unicodeScalars.split { scalar in
             scalar.value < 0x80 ? scalar == " " || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
         }

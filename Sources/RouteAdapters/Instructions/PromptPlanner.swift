@@ -77,20 +77,24 @@ public struct PromptPlanner: Sendable {
         return String(clause)
     }
 
-    /// SSML for a prompt: the text inside `<speak>`, XML-escaped.
+    /// SSML for a prompt: the text inside `<speak>`, XML-escaped byte by byte (the five characters XML escapes are
+    /// ASCII, and no other character's UTF-8 has an ASCII byte in it), so a mark combined with one of them cannot
+    /// hide it.
     public func ssml(_ text: String) -> String {
-        var escaped = ""
-        for ch in text {
-            switch ch {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            default: escaped.append(ch)
+        var out: [UInt8] = Array("<speak>".utf8)
+        out.reserveCapacity(text.utf8.count + 20)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): out += "&amp;".utf8
+            case UInt8(ascii: "<"): out += "&lt;".utf8
+            case UInt8(ascii: ">"): out += "&gt;".utf8
+            case UInt8(ascii: "\""): out += "&quot;".utf8
+            case UInt8(ascii: "'"): out += "&apos;".utf8
+            default: out.append(byte)
             }
         }
-        return "<speak>\(escaped)</speak>"
+        out += "</speak>".utf8
+        return String(decoding: out, as: UTF8.self)
     }
 
     func lowercasingFirst(_ text: String) -> String {

@@ -113,6 +113,20 @@ extension JSONReader {
         }
     }
 
+    /// The road classes at `key` that navd knows (an array of strings; `null` is none), without a string or an array
+    /// made for them.
+    mutating func knownRoadClasses(_ key: String) throws -> KnownRoadClasses {
+        var classes = KnownRoadClasses()
+        guard var items = try optionalItems(key) else { return classes }
+        var index = 0
+        while try nextItem(&items) {
+            guard try kind() == .string else { throw RouteParseError.typeMismatch(path: "\(key)[\(index)]", expected: "a string") }
+            classes.insert(try readStringBytes())
+            index += 1
+        }
+        return classes
+    }
+
     /// The array of objects at `key`, each read with `make`, or nil for `null`.
     mutating func objects<T>(_ key: String, _ make: (inout JSONReader) throws -> T) throws -> [T]? {
         try array(key) { reader, _ in try make(&reader) }

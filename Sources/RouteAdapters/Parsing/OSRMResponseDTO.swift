@@ -299,24 +299,36 @@ struct OSRMLaneDTO {
 }
 
 struct OSRMIntersectionDTO {
-    var lanes: [OSRMLaneDTO]?
-    /// `[lon, lat]`.
-    var location: PositionDTO?
-    var classes: [String]?
-    var tunnelName: String?
-    var tollCollection: String?
-    var restStopType: String?
-    var restStopName: String?
+    /// Read for a step's first intersection only, where navd takes a step's lanes from (the others' are skipped).
+    let lanes: [OSRMLaneDTO]?
+    /// From `[lon, lat]`; nil when absent or with fewer than two numbers. Not checked against the globe.
+    let location: GeographicCoordinate?
+    let classes: KnownRoadClasses
+    let tunnelName: String?
+    let tollCollection: String?
+    let restStopType: String?
+    let restStopName: String?
     /// Index into the leg's `admins`.
-    var adminIndex: Int?
+    let adminIndex: Int?
 
-    init(_ r: inout JSONReader) throws {
+    /// `readsLanes`: false to skip the lanes (still checked as JSON).
+    init(_ r: inout JSONReader, readsLanes: Bool) throws {
+        // Read into locals and stored once at the end: members set on `self` one by one had the whole value copied
+        // out and the original destroyed when the initializer returned, once per intersection.
+        var lanes: [OSRMLaneDTO]?
+        var location: GeographicCoordinate?
+        var classes = KnownRoadClasses()
+        var tunnelName: String?
+        var tollCollection: String?
+        var restStopType: String?
+        var restStopName: String?
+        var adminIndex: Int?
         var members = try r.members()
         while let key = try r.nextKey(&members) {
             switch key {
-            case "lanes": lanes = try r.objects("lanes", OSRMLaneDTO.init)
-            case "location": location = try r.position("location")
-            case "classes": classes = try r.strings("classes")
+            case "lanes" where readsLanes: lanes = try r.objects("lanes", OSRMLaneDTO.init)
+            case "location": location = try r.position("location")?.coordinate
+            case "classes": classes = try r.knownRoadClasses("classes")
             case "tunnel_name": tunnelName = try r.string("tunnel_name")
             case "toll_collection":
                 tollCollection = nil
@@ -338,6 +350,14 @@ struct OSRMIntersectionDTO {
             default: try r.skipValue()
             }
         }
+        self.lanes = lanes
+        self.location = location
+        self.classes = classes
+        self.tunnelName = tunnelName
+        self.tollCollection = tollCollection
+        self.restStopType = restStopType
+        self.restStopName = restStopName
+        self.adminIndex = adminIndex
     }
 }
 
@@ -370,7 +390,8 @@ struct OSRMStepDTO {
             case "rotary_name": rotaryName = try r.string("rotary_name")
             case "driving_side": drivingSide = try r.string("driving_side")
             case "maneuver": maneuver = try r.readNull() ? nil : try r.within("maneuver") { reader in try OSRMManeuverDTO(&reader) }
-            case "intersections": intersections = try r.objects("intersections", OSRMIntersectionDTO.init)
+            case "intersections":
+                intersections = try r.array("intersections") { reader, index in try OSRMIntersectionDTO(&reader, readsLanes: index == 0) }
             case "bannerInstructions": bannerInstructions = try r.objects("bannerInstructions", OSRMBannerDTO.init)
             case "voiceInstructions": voiceInstructions = try r.objects("voiceInstructions", OSRMVoiceDTO.init)
             default: try r.skipValue()

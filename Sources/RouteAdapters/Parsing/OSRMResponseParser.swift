@@ -343,33 +343,38 @@ public struct OSRMResponseParser: RouteResponseParser {
         return step.names.isEmpty ? [] : step
     }
 
-    /// Incidents overlapping a step, with their geometry indices made relative to the step.
     /// The step's road features where something changes (``RoadFeature``): an intersection is kept when its
     /// classes, tunnel name or country differ from the last one kept on the route (`last`, carried from step to
     /// step), or when it has a toll booth or a rest stop. Classes navd does not know and locations off the globe are
     /// dropped, not errors: a route is still a route without them.
     static func features(_ intersections: [OSRMIntersectionDTO], admins: [String], last: inout RoadFeature?) -> [RoadFeature] {
         var kept: [RoadFeature] = []
-        for intersection in intersections {
-            guard let location = intersection.location?.coordinate, location.isValid else { continue }
-            var classes: [String] = []
-            for name in intersection.classes ?? [] where RoadFeature.knownClasses.contains(name) && !classes.contains(name) { classes.append(name) }
-            let country = intersection.adminIndex.flatMap { $0 < admins.count ? admins[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
-            let restStop = intersection.restStopType.map { RoadFeature.RestStop(type: $0, name: intersection.restStopName.flatMap { $0.isEmpty ? nil : $0 }) }
-            let feature = RoadFeature(
-                location: location, classes: classes, tunnelName: classes.contains("tunnel") ? intersection.tunnelName.flatMap { $0.isEmpty ? nil : $0 } : nil,
-                tollCollection: intersection.tollCollection, restStop: restStop, country: country ?? last?.country)
+        // Each intersection's fields read in place, and a feature made only for one that is kept: most are not, and
+        // copying each intersection and making its feature was most of this.
+        for index in intersections.indices {
+            guard let location = intersections[index].location, location.isValid else { continue }
+            let known = intersections[index].classes
+            let country = intersections[index].adminIndex.flatMap { $0 < admins.count ? admins[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 }
+            let tunnelName = known.contains("tunnel") ? intersections[index].tunnelName.flatMap { $0.isEmpty ? nil : $0 } : nil
+            let tollCollection = intersections[index].tollCollection
+            let restStopType = intersections[index].restStopType
+            let classes = known.strings
+            // A country not given is the last one kept: only a named one can change it.
             let changed =
-                last.map { $0.classes != classes || $0.tunnelName != feature.tunnelName || $0.country != feature.country }
+                last.map { $0.classes != classes || $0.tunnelName != tunnelName || (country != nil && $0.country != country) }
                 ?? (!classes.isEmpty || country != nil)
-            if changed || feature.tollCollection != nil || restStop != nil {
-                kept.append(feature)
-                last = feature
-            }
+            guard changed || tollCollection != nil || restStopType != nil else { continue }
+            let restStop = restStopType.map { RoadFeature.RestStop(type: $0, name: intersections[index].restStopName.flatMap { $0.isEmpty ? nil : $0 }) }
+            let feature = RoadFeature(
+                location: location, classes: classes, tunnelName: tunnelName, tollCollection: tollCollection, restStop: restStop,
+                country: country ?? last?.country)
+            kept.append(feature)
+            last = feature
         }
         return kept
     }
 
+    /// Incidents overlapping a step, with their geometry indices made relative to the step.
     static func incidents(_ dtos: [OSRMIncidentDTO], offset: Int, pointCount: Int) -> [Incident] {
         let lastPoint = offset + max(0, pointCount - 1)
         return dtos.compactMap { dto in
