@@ -75,6 +75,16 @@ struct InstructionCheckTests {
         #expect(decoded.notices == german.notices)
     }
 
+    /// A route's texts in order, step by step: its instruction, its prompts, its banners' primary texts.
+    @Test func aRoutesTextsAreEveryStepsInOrder() throws {
+        let route = try #require(try OSRMResponseParser().parseRoutes(from: Fixture.data("valhalla_extended_osrm_response")).first)
+        let expected = route.steps.flatMap { step in
+            [step.instruction] + step.spokenInstructions.map(\.text) + step.visualInstructions.map(\.primary.text)
+        }
+        #expect(InstructionCheck.texts(of: route) == expected)
+        #expect(expected.count > route.steps.count * 2)
+    }
+
     /// Words are read by Unicode scalars: letters of any script lowercased, the marks on them kept (text in
     /// decomposed form), hyphens inside words, everything else a separator.
     @Test(arguments: [

@@ -39,9 +39,15 @@ public struct InstructionCheck: Sendable {
 
     /// The texts of `route` a driver reads and hears: each step's instruction, banners and prompts.
     public static func texts(of route: Route) -> [String] {
-        route.steps.flatMap { step in
-            [step.instruction] + step.spokenInstructions.map(\.text) + step.visualInstructions.map(\.primary.text)
+        // One array, filled in order (not an array per step joined after).
+        var texts: [String] = []
+        texts.reserveCapacity(route.steps.reduce(0) { $0 + 1 + $1.spokenInstructions.count + $1.visualInstructions.count })
+        for step in route.steps {
+            texts.append(step.instruction)
+            for prompt in step.spokenInstructions { texts.append(prompt.text) }
+            for banner in step.visualInstructions { texts.append(banner.primary.text) }
         }
+        return texts
     }
 
     /// What is wrong with `texts` for the locale: "the instructions are in English (12 of 14), not Deutsch", "3 of

@@ -190,6 +190,9 @@ struct OSRMLegDTO {
             case "annotation":
                 annotation = [:]
                 guard var columns = try r.optionalMembers("annotation") else { continue }
+                // A leg's columns have a value per segment each: room for the last column's count saves growing
+                // each one from empty (doubling about eight times for a city route).
+                var expectedCount = 0
                 while let column = try r.nextKey(&columns) {
                     guard try r.kind() == .array else {
                         try r.skipValue()
@@ -198,8 +201,10 @@ struct OSRMLegDTO {
                     var items = try r.beginArray()
                     let name = column.string
                     var values: [JSONValue] = []
+                    values.reserveCapacity(expectedCount)
                     var repeated = JSONReader.RepeatedValue()
                     while try r.nextItem(&items) { values.append(try r.readValue(repeating: &repeated)) }
+                    expectedCount = values.count
                     annotation[name] = values
                 }
             case "incidents": incidents = try r.objects("incidents", OSRMIncidentDTO.init)
