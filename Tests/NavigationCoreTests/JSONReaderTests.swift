@@ -54,6 +54,24 @@ struct JSONReaderTests {
         #expect(JSONReader.firstError(in: bytes) == parserError)
     }
 
+    /// A number skipped by its grammar alone (no exponent, fewer than 300 digits) or by the full scan: accepted and
+    /// refused exactly as the parser does, with the same error at the same place, at every boundary of the two.
+    @Test(arguments: [
+        "0", "-0", "01", "-01", "00", "-", "-a", "1.", "1.e5", "1.5", "-0.25", "0.000", "1e5", "1E+5", "1e-5", "1e400",
+        "-1e400", "12345678901234567890", "1.2345678901234567890123", ".5", "+1", "1..2", "1.2.3", "0x10", "-.5",
+        String(repeating: "9", count: 299), String(repeating: "9", count: 300), String(repeating: "9", count: 308),
+        String(repeating: "9", count: 309), String(repeating: "9", count: 400), "0." + String(repeating: "1", count: 400),
+        "-" + String(repeating: "9", count: 320),
+    ])
+    func skipsANumberAsTheParserReadsIt(number: String) {
+        for text in [number, "[\(number)]", "[\(number),1]", #"{"a":\#(number)}"#] {
+            let bytes = Array(text.utf8)
+            var parserError: JSONParser.Error?
+            do { _ = try JSONParser.parse(bytes) } catch let error as JSONParser.Error { parserError = error } catch {}
+            #expect(JSONReader.firstError(in: bytes) == parserError, "\(text.prefix(40))")
+        }
+    }
+
     @Test(arguments: [[0xFF, 0xFE], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0x80]] as [[UInt8]])
     func malformedUTF8IsAnErrorInKeysAndSkippedStrings(sequence: [UInt8]) {
         let inKey = Array(#"{""#.utf8) + sequence + Array(#"":1}"#.utf8)

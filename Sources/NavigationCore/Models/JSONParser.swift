@@ -356,9 +356,40 @@ public struct JSONParser {
     /// Reads past a number, checking it as ``parseNumber()`` does; its value is worked out only when the digits alone
     /// cannot tell that it is in range (an exponent, or more digits than a double holds exactly).
     @usableFromInline mutating func skipNumber() throws(Error) {
+        if let end = plainDecimalEnd(from: index) {
+            index = end
+            return
+        }
         let number = try scanNumber()
         if number.isExact { return }
         _ = try value(of: number)
+    }
+
+    /// Where a number at `start` ends when it is written without an exponent and with fewer than 300 digits
+    /// (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`): such a number is well formed and always in a double's range, so skipping it
+    /// needs its grammar only, not its digits' value. nil for any other text, which the full scan reads (and finds
+    /// its error in, at the same place as the parser). Most numbers an answer's skipped members hold are such.
+    private func plainDecimalEnd(from start: Int) -> Int? {
+        let end = bytes.count
+        var i = start
+        if i < end, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < end else { return nil }
+        let first = i
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            guard bytes[i] &- UInt8(ascii: "0") < 10 else { return nil }
+            while i < end, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+        }
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            let fraction = i
+            while i < end, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            guard i > fraction else { return nil }
+        }
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
+        guard i - first < 300 else { return nil }
+        return i
     }
 
     /// A number's text, read by the RFC 8259 grammar: where it starts, and its digits when they are few enough to be
