@@ -9,7 +9,11 @@ struct KnownRoadClasses: Equatable {
     /// How many classes it holds (at most ``RoadFeature/knownClasses``' count, as each is held once).
     private(set) var count = 0
 
-    static let names: [String] = RoadFeature.knownClasses
+    /// The classes by number (their place here, plus one): at most seven, as a number has 3 bits.
+    static let names: [String] = {
+        precondition(RoadFeature.knownClasses.count <= 7, "KnownRoadClasses numbers a class in 3 bits: seven at most")
+        return RoadFeature.knownClasses
+    }()
 
     /// Adds the class named by `name`'s bytes, unless navd does not know it or it is already held.
     mutating func insert(_ name: JSONKey) {
