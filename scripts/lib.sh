@@ -28,8 +28,9 @@ wait_for_http() {
 # code folded once, and no symbol table for dynamic linking (nothing loads navd's symbols). Linked by the
 # toolchain's lld: relative relocations packed (DT_RELR, glibc 2.36: 1.7 MB of .rela.dyn become 14 KB), and the
 # functions navd runs placed together first (packaging/navd.order, written by scripts/order-functions), so that
-# the pages the kernel maps around them are few. No unwind tables (packaging/discard-unwind-tables.ld says why
-# nothing needs them: crash backtraces follow frame pointers). docs/performance.md gives the sizes.
+# the pages the kernel maps around them are few, and a fix's code, run cold every 100 ms, is on few pages. No
+# unwind tables (packaging/discard-unwind-tables.ld says why nothing needs them: crash backtraces follow frame
+# pointers). docs/performance.md gives the sizes.
 NAVD_RELEASE_FLAGS=(
     -c release --static-swift-stdlib
     -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections
