@@ -68,3 +68,7 @@ int navd_set_thread_niceness(int niceness) {
     // On Linux the nice value belongs to the thread: PRIO_PROCESS with the thread's id sets it alone.
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness) == 0 ? 0 : -errno;
 }
+
+int navd_accept_nonblocking(int listener) {
+    return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

@@ -31,7 +31,8 @@ struct DaemonBenchmark {
                     fail("NIO did not take the socket: \(error)")
                 }
                 let client = ClientConnection(id: id, peer: PeerCredentials(pid: 0, uid: 0, gid: 0), mayControl: true, queueLimit: 1 << 20)
-                ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: hub.writers)
+                // As navd does for its Unix socket's clients: lines sent to the socket itself, NIO handed the rest.
+                ChannelWriter(channel: channel, outbox: client.outbox, descriptor: pair[0]).start(scheduler: hub.writers)
                 hub.add(client)
                 peers.append(pair[1])
             }

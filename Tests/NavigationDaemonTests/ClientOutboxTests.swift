@@ -12,10 +12,13 @@ import Testing
     }
 
     static func lines(_ next: ClientOutbox.Next?) -> [JSONValue] {
-        switch next {
-        case .lines(let lines), .closing(let lines): lines.compactMap { try? JSONParser.parse(Array($0.readableBytesView).dropLast()) }
-        case nil: []
-        }
+        let buffers: [ByteBuffer] =
+            switch next {
+            case .line(let line): [line]
+            case .lines(let lines), .closing(let lines): lines
+            case nil: []
+            }
+        return buffers.compactMap { try? JSONParser.parse(Array($0.readableBytesView).dropLast()) }
     }
 
     /// A client whose socket is full gets the newest trip_state in place of the queued one; instructions are

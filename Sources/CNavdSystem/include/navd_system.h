@@ -28,4 +28,8 @@ void navd_set_thread_name(const char *name);
 /// Sets the calling thread's nice value (Linux: per thread); raising it needs no privilege. Returns 0 or -errno.
 int navd_set_thread_niceness(int niceness);
 
+/// Accepts a connection on listening socket `listener` as a non-blocking descriptor closed on exec (accept4, which
+/// Glibc declares only under _GNU_SOURCE). Returns the descriptor, or -1 with errno set.
+int navd_accept_nonblocking(int listener);
+
 #endif

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import Synchronization
 
@@ -11,19 +12,41 @@ import Synchronization
 /// A client whose socket is full (NIO's write buffer over its high-water mark) is not written to; its outbox
 /// fills, and at the outbox's limit it is cut off as `slow_client`. The writer looks again every
 /// ``retryInterval`` until the socket drains or the connection closes.
+///
+/// A Unix socket client's lines go to its socket with one `send` each (its descriptor is navd's: navd accepts the
+/// connection itself, ``UnixListener``), not through NIO's pipeline, whose handlers, promises and pending-writes
+/// queue cost a client about as much as the system call. NIO still reads the socket, and is handed whatever the
+/// socket does not take at once: a line the kernel took in part or refused (the client is behind), every line
+/// after it while NIO holds any, and the last lines before a close. Lines therefore reach a client in the order
+/// they were queued, and a client that stops reading fills NIO's buffer and is cut off exactly as before.
 public final class ChannelWriter: Sendable {
     /// How often a client whose socket is full is looked at again.
     static let retryInterval = TimeAmount.milliseconds(5)
 
     private let channel: any Channel
     private let outbox: ClientOutbox
+    /// The channel's socket, for lines sent without NIO; nil for a channel whose bytes NIO must frame (WebSocket).
+    /// NIO owns it and closes it, on the channel's event loop, where the writer runs: the writer sends only while
+    /// the channel is active, which it stops being in the same step as the descriptor is closed.
+    private let descriptor: CInt?
     /// Set once the channel closed (a channel that is not active yet is not closed: it is still being set up).
     private let closed = Atomic(false)
+    /// Lines handed to NIO that it has not yet written or failed: while there are any, a new line goes behind
+    /// them, through NIO. Changed only on the channel's event loop.
+    private let heldByNIO = Atomic(0)
+    /// Lines sent straight to the socket, for tests and diagnostics.
+    private let sentDirectly = Atomic(0)
 
-    public init(channel: any Channel, outbox: ClientOutbox) {
+    /// - Parameter descriptor: the channel's socket descriptor when navd accepted it (lines are sent to it
+    ///   directly), nil to write every line through the channel.
+    public init(channel: any Channel, outbox: ClientOutbox, descriptor: CInt? = nil) {
         self.channel = channel
         self.outbox = outbox
+        self.descriptor = descriptor
     }
+
+    /// How many lines went to the socket without NIO.
+    var linesSentDirectly: Int { sentDirectly.load(ordering: .relaxed) }
 
     /// Starts writing: from now on every message queued in the outbox reaches the socket.
     public func start(scheduler: WriterScheduler) {
@@ -41,8 +64,11 @@ public final class ChannelWriter: Sendable {
     fileprivate func drain() {
         while true {
             if closed.load(ordering: .acquiring) { return }  // the peer left or navd closed it; the server cleans up
+            // While NIO holds none of this client's lines, its buffer is empty and the channel writable: only
+            // lines handed to NIO can have made it unwritable.
+            let sendsDirectly = descriptor != nil && heldByNIO.load(ordering: .relaxed) == 0
             // Not active yet (a new connection still being set up), or the socket is full: look again shortly.
-            guard channel.isActive, channel.isWritable else {
+            guard channel.isActive, sendsDirectly || channel.isWritable else {
                 // A full socket means the client does not read: its queued trip_states may be replaced.
                 if channel.isActive { outbox.markSocketFull() }
                 channel.eventLoop.scheduleTask(in: Self.retryInterval) { self.drain() }
@@ -51,9 +77,10 @@ public final class ChannelWriter: Sendable {
             switch outbox.take() {
             case nil:
                 return
+            case .line(let line):
+                write(CollectionOfOne(line))
             case .lines(let lines):
-                for line in lines { channel.write(line, promise: nil) }
-                channel.flush()
+                write(lines)
             case .closing(let lines):
                 guard let last = lines.last else {
                     channel.close(promise: nil)
@@ -65,6 +92,64 @@ public final class ChannelWriter: Sendable {
                 return
             }
         }
+    }
+
+    /// Writes lines in order: sent to the socket while it takes each whole and NIO holds none of this client's
+    /// lines; from the first it does not take (its unsent part), through NIO.
+    private func write(_ lines: some Collection<ByteBuffer>) {
+        var next = lines.startIndex
+        var handed = false
+        if let descriptor, heldByNIO.load(ordering: .relaxed) == 0 {
+            var sent = 0
+            while next != lines.endIndex {
+                let unsent = send(lines[next], to: descriptor)
+                next = lines.index(after: next)
+                guard let unsent else {
+                    sent += 1
+                    continue
+                }
+                handToNIO(unsent)
+                handed = true
+                break
+            }
+            if sent > 0 { sentDirectly.add(sent, ordering: .relaxed) }
+        }
+        while next != lines.endIndex {
+            handToNIO(lines[next])
+            handed = true
+            next = lines.index(after: next)
+        }
+        if handed { channel.flush() }
+    }
+
+    /// Sends one line to the socket with one `send`: nil when the socket took it whole, else what is left of
+    /// it (all of it when the socket refused it: full, or the peer is gone; NIO's write then meets the same
+    /// condition and handles it as it always has, waiting for room or closing the channel on an error).
+    private func send(_ line: ByteBuffer, to descriptor: CInt) -> ByteBuffer? {
+        let length = line.readableBytes
+        while true {
+            let result = line.withUnsafeReadableBytes { bytes in
+                Glibc.send(descriptor, bytes.baseAddress, length, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if result == length { return nil }
+            if result < 0, errno == EINTR { continue }
+            var unsent = line
+            if result > 0 { unsent.moveReaderIndex(forwardBy: result) }
+            return unsent
+        }
+    }
+
+    /// Writes a line through the channel (not flushed); counted, on a socket of navd's own, until NIO has
+    /// written or failed it.
+    private func handToNIO(_ line: ByteBuffer) {
+        guard descriptor != nil else {
+            channel.write(line, promise: nil)
+            return
+        }
+        heldByNIO.add(1, ordering: .relaxed)
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [self] _ in heldByNIO.subtract(1, ordering: .relaxed) }
+        channel.write(line, promise: written)
     }
 }
 

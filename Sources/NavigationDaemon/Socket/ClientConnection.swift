@@ -88,7 +88,10 @@ public final class ClientConnection: Sendable {
 /// so every client sees them in one order; each is serialized once, whatever the number of clients.
 public final class EventHub: Sendable {
     private struct State {
-        var clients: [Int: ClientConnection] = [:]
+        /// In the order they connected, which is the order an event is queued for them (and written). An array
+        /// rather than a table: publishing takes it whole under the lock, which shares its buffer instead of
+        /// copying (and retaining) every client per event.
+        var clients: [ClientConnection] = []
         /// Ids holding one of the `max_clients` places, from their connection until they leave: taken at once,
         /// before the navigation loop adds the client, so simultaneous connections cannot all see room.
         var admitted: Set<Int> = []
@@ -118,12 +121,15 @@ public final class EventHub: Sendable {
     }
 
     public func add(_ client: ClientConnection) {
-        state.withLock { $0.clients[client.id] = client }
+        state.withLock { state in
+            guard !state.clients.contains(where: { $0 === client }) else { return }
+            state.clients.append(client)
+        }
     }
 
     public func remove(_ client: ClientConnection) {
         state.withLock { state in
-            state.clients.removeValue(forKey: client.id)
+            state.clients.removeAll { $0 === client }
             state.admitted.remove(client.id)
         }
     }
@@ -143,7 +149,7 @@ public final class EventHub: Sendable {
     @discardableResult
     public func publish(_ event: consuming NavigationEvent, routeId: String?) -> Published {
         let type = event.type
-        let (seq, clients) = state.withLock { state in (state.sequencer.next(), Array(state.clients.values)) }
+        let (seq, clients) = state.withLock { state in (state.sequencer.next(), state.clients) }
         let line = EventMessage.line(seq: seq, routeId: routeId, event: event)
         var overflowed: [ClientConnection] = []
         let buffer = ByteBuffer(bytes: line)  // one copy for every client
@@ -158,7 +164,7 @@ public final class EventHub: Sendable {
 
     /// Says goodbye to every client (shutdown).
     public func closeAll(reason: String) {
-        let clients = state.withLock { Array($0.clients.values) }
+        let clients = state.withLock { $0.clients }
         for client in clients { client.outbox.close(after: [.bye(reason: reason)]) }
     }
 }

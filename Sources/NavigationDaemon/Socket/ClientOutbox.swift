@@ -19,6 +19,8 @@ public final class ClientOutbox: Sendable {
     /// Lines as NIO buffers: an event's one buffer is shared by every client's outbox (copy-on-write, never
     /// written to), so a line is not copied per client.
     public enum Next: Sendable {
+        /// One line: what a client that keeps up finds nearly every time (no array to allocate for it).
+        case line(ByteBuffer)
         case lines([ByteBuffer])
         /// Write these last lines, then close.
         case closing([ByteBuffer])
@@ -157,6 +159,7 @@ public final class ClientOutbox: Sendable {
     public func take() -> Next? {
         state.withLock { state in
             state.socketFull = false
+            if state.queue.count == 1, let entry = state.queue.popFirst() { return .line(entry.line) }
             if !state.queue.isEmpty {
                 defer { state.queue.removeAll(keepingCapacity: true) }
                 return .lines(state.queue.map(\.line))

@@ -30,11 +30,13 @@ final class ClientSessions: Sendable {
     }
 
     /// Serves one connection until it ends: its hello, its commands to the loop, its outbox written.
-    func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: ClientPeer, mayControl: Bool) async {
+    /// - Parameter descriptor: the connection's socket when navd accepted it itself (its lines are sent to it
+    ///   directly, ``ChannelWriter``); nil when NIO frames what is written (WebSocket).
+    func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: ClientPeer, mayControl: Bool, descriptor: CInt? = nil) async {
         let client = ClientConnection(id: hub.makeClientID(), clientPeer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
         let channel = connection.channel
         client.setForceClose { channel.close(promise: nil) }
-        ChannelWriter(channel: channel, outbox: client.outbox).start(scheduler: hub.writers)
+        ChannelWriter(channel: channel, outbox: client.outbox, descriptor: descriptor).start(scheduler: hub.writers)
         if !hub.admit(client, limit: settings.maxClients) {
             logger.warning("too many clients; refusing one", metadata: ["peer": "\(peer)", "limit": "\(settings.maxClients)"])
             client.outbox.close(after: [.error(id: nil, ProtocolError(.tooManyClients, "navd already has \(settings.maxClients) clients"))])

@@ -8,10 +8,10 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The Unix domain socket: accepts clients, reads their command lines, hands decoded commands to the
-/// navigation loop, and writes each client's outbox (``ChannelWriter``, on the client's event loop: in navd, the
-/// navigation loop's own). One child task per
-/// connection in a discarding task group.
+/// The Unix domain socket: accepts clients (``UnixListener``, navd's own accept), reads their command lines
+/// through NIO, hands decoded commands to the navigation loop, and writes each client's outbox (``ChannelWriter``,
+/// on the client's event loop: in navd, the navigation loop's own; lines are sent to the socket directly). One
+/// child task per connection in a discarding task group.
 /// On shutdown every client gets a `bye` line and the socket file is removed.
 public final class SocketServer: DaemonService {
     private let settings: NavdConfig.Socket
@@ -49,40 +49,26 @@ public final class SocketServer: DaemonService {
         let limit = settings.maxLineLength
         try FileManager.default.createDirectory(
             atPath: PathText.deletingLastComponent(of: path), withIntermediateDirectories: true)
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton, childGroup: sessions.clientEventLoops)
-            .serverChannelOption(.backlog, value: 64)
-            // A client may send its commands and shut down its side; its answers are still written.
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) {
-                (channel: Channel) -> EventLoopFuture<(NIOAsyncChannel<LineFrame, ByteBuffer>, PeerCredentials)> in
-                guard let provider = channel as? SocketOptionProvider else {
-                    return channel.eventLoop.makeFailedFuture(SocketServerError("the socket does not expose peer credentials"))
-                }
-                let option: EventLoopFuture<navd_ucred> = provider.unsafeGetSocketOption(
-                    level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(navd_so_peercred))
-                return option.flatMapThrowing { credentials in
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(BoundedLineDecoder(limit: limit)))
-                    let wrapped = try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    return (wrapped, PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid))
-                }
-            }
+        let listener = try UnixListener(path: path, backlog: 64, logger: logger)
         defer { unlink(path) }
+        let connections = listener.connections()
+        defer { listener.stop() }
         try applyOwnership(path)
         logger.info("listening", metadata: ["socket": "\(path)", "mode": "\(String(settings.mode, radix: 8))"])
         readiness.socketListening()
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await server.executeThenClose { inbound in
-                    for try await (connection, peer) in inbound {
-                        // On the loop's event loop, where the connection is: a command line is read, decoded
-                        // and queued for the loop on one thread (0.35-0.5 ms less per command than on the pool).
-                        group.addTask(executorPreference: sessions.navigation.sessionExecutor) { await self.serve(connection, peer: peer) }
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await accepted in connections {
+                    // On the loop's event loop, where the connection is: a command line is read, decoded
+                    // and queued for the loop on one thread (0.35-0.5 ms less per command than on the pool).
+                    group.addTask(executorPreference: sessions.navigation.sessionExecutor) {
+                        await self.serve(accepted, lineLimit: limit)
                     }
                 }
             }
         } onGracefulShutdown: {
             self.hub.closeAll(reason: "navd is stopping")
-            server.channel.close(promise: nil)
+            listener.stop()
         }
         logger.info("socket closed", metadata: ["socket": "\(path)"])
     }
@@ -93,17 +79,7 @@ public final class SocketServer: DaemonService {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        guard let result = UnixListener.withAddress(path, { connect(fd, $0, $1) }) else { return false }
         return result == 0
     }
 
@@ -135,9 +111,25 @@ public final class SocketServer: DaemonService {
         }
     }
 
-    private func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: PeerCredentials) async {
-        let mayControl = policy.withLock { $0.mayControl(peer) }
-        await sessions.serve(connection, peer: .unix(peer), mayControl: mayControl)
+    /// Hands an accepted socket to NIO (reading, and what its writer cannot send at once) and serves it.
+    private func serve(_ accepted: UnixListener.Accepted, lineLimit: Int) async {
+        let connection: NIOAsyncChannel<LineFrame, ByteBuffer>
+        do {
+            // A client may send its commands and shut down its side; its answers are still written.
+            let bootstrap = ClientBootstrap(group: sessions.clientEventLoops).channelOption(.allowRemoteHalfClosure, value: true)
+            connection = try await bootstrap.withConnectedSocket(accepted.descriptor) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(BoundedLineDecoder(limit: lineLimit)))
+                    return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        } catch {
+            // NIO closed the socket with the channel it could not set up.
+            logger.warning("a client's connection could not be set up", metadata: ["peer": "\(accepted.peer)", "error": "\(error)"])
+            return
+        }
+        let mayControl = policy.withLock { $0.mayControl(accepted.peer) }
+        await sessions.serve(connection, peer: .unix(accepted.peer), mayControl: mayControl, descriptor: accepted.descriptor)
     }
 }
 
