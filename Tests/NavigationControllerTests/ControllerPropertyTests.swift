@@ -28,6 +28,27 @@ struct ControllerPropertyTests {
         }
     }
 
+    /// A refresh of the route ahead reads, without copying the state, whether it places the vehicle on its route
+    /// from a real fix: on noisy drives that leave the route and on predictions through an outage, it is what the
+    /// navigating state says, and nil for a trip that is not navigating.
+    @Test func theRefreshReadsOnRouteFromARealFixAsTheStateSays() async {
+        await propertyCheck(count: 30, input: Self.routes, Gen.int(in: 1...1000), Gen.double(in: 2...60)) { route, seed, noise in
+            guard let controller = try? NavigationController(route: route) else { return }
+            var drive = Drive(controller)
+            drive.run(LocationSimulator(speed: 12, sampleRate: 1, noise: noise, seed: UInt64(seed)).simulate(along: controller.index.points))
+            var states = drive.states
+            for state in drive.navigating.prefix(20) {
+                states.append(.navigating(controller.predicted(from: state, at: state.rawLocation.timestamp.addingTimeInterval(3), speed: 12)))
+            }
+            states.append(.idle)
+            for state in states {
+                #expect(state.isOnRouteFromRealFix == state.navigating.map { $0.isOnRoute && !$0.predicted })
+            }
+            // Both answers occur: the drives and predictions are not all of one kind.
+            #expect(states.contains { $0.isOnRouteFromRealFix == false })
+        }
+    }
+
     /// The window's match skips the bearing of a candidate already dearer than the best, and works the fix's
     /// metres per degree of longitude out once: it must be, to the bit, the cheapest candidate of the window by the
     /// full cost worked out for every segment (the scan as it was), for fixes off the route at any course and speed.

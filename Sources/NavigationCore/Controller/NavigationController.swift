@@ -210,28 +210,53 @@ public struct NavigationController: Sendable {
     /// fixes before it persisted far from the last accepted one (in place or in time): a new position, not a drive,
     /// so it adds nothing to the distance travelled.
     public func update(_ state: TripState, with location: UserLocation, afterJump: Bool = false) -> TripState {
-        guard case .navigating(let previous) = state else { return state }
-        if let approach = previous.approach {
-            return .navigating(approached(previous, approach: approach, location: location, afterJump: afterJump))
+        var next = state
+        advance(&next, with: location, afterJump: afterJump)
+        return next
+    }
+
+    /// ``update(_:with:afterJump:)`` made in place: the state is moved out of `state`, changed where it is and
+    /// moved back. A fix's step made a new state from a copy of the one before (a retain of every reference the
+    /// state holds, and a release of each when the one before was dropped), and the refresh another.
+    public func advance(_ state: inout TripState, with location: UserLocation, afterJump: Bool = false) {
+        switch consume state {
+        case .navigating(var next):
+            if let approach = next.approach {
+                state = .navigating(approached(next, approach: approach, location: location, afterJump: afterJump))
+            } else if let arrived = step(&next, with: location, afterJump: afterJump) {
+                state = arrived
+            } else {
+                state = .navigating(next)
+            }
+        case let other:
+            state = other
         }
-        var next = previous
+    }
+
+    /// A fix's step on the route, made on `next` in place; the state to take instead when the step decides the
+    /// arrival (``arrival(_:match:location:isOffRoute:)``), nil otherwise. What the step needs of the state before
+    /// is read before `next` changes.
+    private func step(_ next: inout NavigatingState, with location: UserLocation, afterJump: Bool) -> TripState? {
+        let before = next.rawLocation
+        let previousDistanceAlong = next.distanceAlong
+        let previousStep = next.stepIndex
         next.predicted = false
-        let elapsed = max(0, location.timestamp.timeIntervalSince(previous.rawLocation.timestamp))
-        let travelled = Geodesy.distance(previous.rawLocation.coordinate, location.coordinate)
-        let isStationary = isStationary(location, after: previous)
+        let elapsed = max(0, location.timestamp.timeIntervalSince(before.timestamp))
+        let travelled = Geodesy.distance(before.coordinate, location.coordinate)
+        let isStationary = isStationary(location, anchor: next.progressAnchor, stoppedBySpeed: next.stoppedBySpeed)
         next.stoppedBySpeed = location.speed.map { $0.metersPerSecond < standstillSpeed } ?? false
 
         // 1. Match in the window.
         // After a gap the vehicle may have slowed: the window covers the faster of the two speeds.
-        let windowSpeed = max(location.speed?.metersPerSecond ?? matcher.assumedSpeed, previous.rawLocation.speed?.metersPerSecond ?? 0)
-        let lookAhead = previous.deviation.isOffRoute ? matcher.maximumLookAhead : matcher.lookAhead(elapsed: elapsed, speed: windowSpeed)
+        let windowSpeed = max(location.speed?.metersPerSecond ?? matcher.assumedSpeed, before.speed?.metersPerSecond ?? 0)
+        let lookAhead = next.deviation.isOffRoute ? matcher.maximumLookAhead : matcher.lookAhead(elapsed: elapsed, speed: windowSpeed)
         let match = matcher.match(
-            location, index: index, progress: previous.distanceAlong, segmentHint: previous.segment, lookAhead: lookAhead,
-            currentStep: previous.stepIndex, expectedTravel: location.speed == nil ? nil : windowSpeed * elapsed)
+            location, index: index, progress: previousDistanceAlong, segmentHint: next.segment, lookAhead: lookAhead,
+            currentStep: previousStep, expectedTravel: location.speed == nil ? nil : windowSpeed * elapsed)
 
         // 2. Deviation, on this fix, before any advance.
         let nearestManeuver = min(
-            abs(previous.distanceAlong - index.stepStart[previous.stepIndex]), abs(index.stepEnd[previous.stepIndex] - previous.distanceAlong))
+            abs(previousDistanceAlong - index.stepStart[previousStep]), abs(index.stepEnd[previousStep] - previousDistanceAlong))
         let isOffRoute: Bool
         var isLeaving = false
         switch config.deviationTracking {
@@ -239,7 +264,7 @@ public struct NavigationController: Sendable {
             isOffRoute = false
         case .staticThreshold(let threshold):
             next.deviationEvidence = threshold.update(
-                previous.deviationEvidence,
+                next.deviationEvidence,
                 DeviationInput(
                     location: location, distanceFromRoute: match.distanceFromRoute, distanceToNearestManeuver: nearestManeuver,
                     routeBearing: forwardBearing(at: match), travelled: travelled, isStationary: isStationary))
@@ -247,8 +272,8 @@ public struct NavigationController: Sendable {
             isLeaving = next.deviationEvidence.isLeaving
         case .custom(let detector):
             isOffRoute = detector.isOffRoute(
-                location: location, distanceFromRoute: match.distanceFromRoute, route: route, currentStepIndex: previous.stepIndex,
-                previous: previous.deviation)
+                location: location, distanceFromRoute: match.distanceFromRoute, route: route, currentStepIndex: previousStep,
+                previous: next.deviation)
         }
 
         // 3. Progress: forward only, on the route, with a fix good enough to place the vehicle, and not while the
@@ -256,13 +281,13 @@ public struct NavigationController: Sendable {
         // leaving the route (a missed exit must not carry progress along the ramp).
         if !isStationary {
             next.progressAnchor = location.coordinate
-            if !isOffRoute, !isLeaving, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previous.distanceAlong {
+            if !isOffRoute, !isLeaving, location.horizontalAccuracy <= maximumAccuracyForProgress, match.distanceAlong > previousDistanceAlong {
                 next.distanceAlong = match.distanceAlong
                 next.segment = match.segment
             }
             if !afterJump { next.summary.distanceTravelled += travelled }
         }
-        next.summary.snappedDistanceTravelled += next.distanceAlong - previous.distanceAlong
+        next.summary.snappedDistanceTravelled += next.distanceAlong - previousDistanceAlong
         next.summary.endedAt = location.timestamp
         next.rawLocation = location
 
@@ -271,34 +296,39 @@ public struct NavigationController: Sendable {
         let matchedStep = index.segmentStep.isEmpty ? 0 : index.segmentStep[match.segment]
         if !isStationary || next.stepIndex >= approachStepIndex {
             let (advance, conditionState) = condition(for: next.stepIndex).evaluate(
-                context(next, location: location, match: match, matchedStep: matchedStep, isOnRoute: !isOffRoute),
+                context(
+                    stepIndex: next.stepIndex, distanceAlong: next.distanceAlong, location: location, match: match, matchedStep: matchedStep,
+                    isOnRoute: !isOffRoute),
                 state: next.conditionState)
             next.conditionState = conditionState
             if advance {
                 if next.stepIndex >= approachStepIndex {
                     return arrival(next, match: match, location: location, isOffRoute: isOffRoute)
                 }
-                next = advanced(next)
+                advanceStep(&next)
                 // Catch-up: after a gap or with sparse fixes the vehicle may be past several maneuvers; every step
                 // it is already past is advanced now, so the banner is right at once and passed prompts stay unsaid.
                 while !isOffRoute, next.stepIndex < approachStepIndex, matchedStep > next.stepIndex,
                     index.stepEnd[next.stepIndex] <= next.distanceAlong
                 {
-                    next = advanced(next)
+                    advanceStep(&next)
                 }
             }
         }
-        return .navigating(refresh(next, match: match, isOffRoute: isOffRoute, isLeaving: isLeaving))
+        refresh(&next, match: match, isOffRoute: isOffRoute, isLeaving: isLeaving)
+        return nil
     }
 
-    /// What the step-advance condition sees for `state` and this fix.
-    private func context(_ state: NavigatingState, location: UserLocation, match: RouteMatch, matchedStep: Int, isOnRoute: Bool) -> StepAdvanceContext {
+    /// What the step-advance condition sees on step `stepIndex`, `distanceAlong` metres along the route, for this fix.
+    private func context(
+        stepIndex: Int, distanceAlong: Double, location: UserLocation, match: RouteMatch, matchedStep: Int, isOnRoute: Bool
+    ) -> StepAdvanceContext {
         StepAdvanceContext(
-            location: location, distanceToEndOfStep: index.stepEnd[state.stepIndex] - state.distanceAlong,
+            location: location, distanceToEndOfStep: index.stepEnd[stepIndex] - distanceAlong,
             distanceFromCurrentStep: match.distanceFromCurrentStep,
-            distanceFromManeuver: Geodesy.distance(location.coordinate, index.coordinate(atDistance: index.stepEnd[state.stepIndex])),
-            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == state.stepIndex + 1, isOnRoute: isOnRoute,
-            isFinalStep: state.stepIndex >= approachStepIndex)
+            distanceFromManeuver: Geodesy.distance(location.coordinate, index.coordinate(atDistance: index.stepEnd[stepIndex])),
+            distanceFromRoute: match.distanceFromRoute, matchedNextStep: matchedStep == stepIndex + 1, isOnRoute: isOnRoute,
+            isFinalStep: stepIndex >= approachStepIndex)
     }
 
     /// Arrival decided on the last step.
@@ -333,10 +363,16 @@ public struct NavigationController: Sendable {
     /// stop still places the vehicle once: the last moving fix may be a few metres short of where it stopped.
     /// Without a speed: the fix within its accuracy (at least ``standstillRadius``) of where the vehicle last moved.
     public func isStationary(_ location: UserLocation, after previous: NavigatingState) -> Bool {
-        guard let anchor = previous.progressAnchor else { return false }
+        isStationary(location, anchor: previous.progressAnchor, stoppedBySpeed: previous.stoppedBySpeed)
+    }
+
+    /// ``isStationary(_:after:)`` from the two fields of the state before that it reads (a fix's step passes them,
+    /// not the state it is changing in place, which would be copied for the call).
+    private func isStationary(_ location: UserLocation, anchor: GeographicCoordinate?, stoppedBySpeed: Bool) -> Bool {
+        guard let anchor else { return false }
         let displacement = Geodesy.distance(anchor, location.coordinate)
         if let speed = location.speed?.metersPerSecond {
-            return speed < standstillSpeed && previous.stoppedBySpeed && displacement <= 3 * location.horizontalAccuracy + standstillRadius
+            return speed < standstillSpeed && stoppedBySpeed && displacement <= 3 * location.horizontalAccuracy + standstillRadius
         }
         return displacement <= max(standstillRadius, location.horizontalAccuracy)
     }
@@ -405,7 +441,13 @@ public struct NavigationController: Sendable {
     /// The state on the step after the current one: condition state and prompts reset, waypoints advanced.
     private func advanced(_ state: NavigatingState) -> NavigatingState {
         var next = state
-        let completedStep = state.stepIndex
+        advanceStep(&next)
+        return next
+    }
+
+    /// ``advanced(_:)`` made in place.
+    private func advanceStep(_ next: inout NavigatingState) {
+        let completedStep = next.stepIndex
         next.stepIndex += 1
         next.conditionState = StepAdvanceConditionState(condition(for: next.stepIndex))
         next.spokenWatermark = -1
@@ -416,7 +458,6 @@ public struct NavigationController: Sendable {
             }
         }
         next.nextWaypointIndex = waypointIndexAfterLegsBefore(stepIndex: next.stepIndex, current: next.nextWaypointIndex)
-        return next
     }
 
     /// Stops of legs that end before `stepIndex` are reached; the destination is never passed.
@@ -431,6 +472,12 @@ public struct NavigationController: Sendable {
     /// threshold while the evidence is gathered (``RouteDeviation/leaving``).
     private func refresh(_ state: NavigatingState, match: RouteMatch, isOffRoute: Bool, isLeaving: Bool = false) -> NavigatingState {
         var next = state
+        refresh(&next, match: match, isOffRoute: isOffRoute, isLeaving: isLeaving)
+        return next
+    }
+
+    /// ``refresh(_:match:isOffRoute:isLeaving:)`` made in place.
+    private func refresh(_ next: inout NavigatingState, match: RouteMatch, isOffRoute: Bool, isLeaving: Bool = false) {
         let step = route.steps[next.stepIndex]
         let stepEnd = index.stepEnd[next.stepIndex]
         let distanceToManeuver = max(0, stepEnd - next.distanceAlong)
@@ -485,13 +532,13 @@ public struct NavigationController: Sendable {
         next.spokenInstruction = nil
         guard !isOffRoute else {
             next.visualInstruction = nil
-            return next
+            return
         }
         let banners = step.visualInstructions
         next.visualInstruction = banners.last { $0.triggerDistanceBeforeManeuver >= distanceToManeuver } ?? banners.first
         // While leaving, the banner stays and no new prompt is said: it may be for a road the vehicle is not on.
         // It stays due, and is said if the vehicle turns out to be on the route after all.
-        guard !isLeaving else { return next }
+        guard !isLeaving else { return }
         var due: Int?
         let prompts = step.spokenInstructions
         if next.spokenWatermark + 1 < prompts.count {
@@ -503,7 +550,6 @@ public struct NavigationController: Sendable {
             next.spokenInstruction = prompts[due]
             next.spokenWatermark = due
         }
-        return next
     }
 
     /// The route's direction just ahead of a match, degrees: at a corner, the outgoing direction (a vehicle

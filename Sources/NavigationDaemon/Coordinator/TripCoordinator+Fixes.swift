@@ -49,27 +49,38 @@ extension TripCoordinator {
         // What the step needs of the state before, read in place: the state itself is not kept (a copy of it, and
         // its release, on every fix).
         let before = Self.stepSummary(of: &trip!)
-        let next: TripState
         if let resume = trip?.resumeFrom {
-            next = trip!.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
+            let next = trip!.controller.resumedState(for: fix.location, fromDistance: resume.distanceAlong, continuing: resume.summary)
             trip!.resumeFrom = nil
             publishRoute(reason: .resumed, session: nil)
+            apply(next, before: before, fix: fix, now: now)
         } else if before == nil {
-            next = trip!.controller.initialState(for: fix.location)
+            apply(trip!.controller.initialState(for: fix.location), before: before, fix: fix, now: now)
         } else {
             // A jump the gate accepted adds nothing to the distance travelled (found by the whole-daemon fuzz:
             // interleaved streams of receivers elsewhere added 587 000 km).
-            next = Self.nextState(of: &trip!, fix: fix, afterJump: jumped)
+            Self.advance(&trip!, fix: fix, afterJump: jumped)
+            publishStep(before: before, fix: fix, now: now)
         }
-        apply(next, before: before, fix: fix, now: now)
         refreshIfDue(fix: fix, now: now)
         lookForFasterRouteIfDue(fix: fix, now: now)
     }
 
-    /// The controller's next state for `fix`, the trip read in place: called through `trip!` from here, the
-    /// controller was copied for the call (a retain and a release of everything it holds, on every fix).
-    private static func nextState(of trip: inout Trip, fix: GNSSFix, afterJump: Bool) -> TripState {
-        trip.controller.update(trip.state, with: fix.location, afterJump: afterJump)
+    /// The controller's step for `fix`, made on the trip's state where it is: called through `trip!` from here,
+    /// the controller was copied for the call (a retain and a release of everything it holds, on every fix), and a
+    /// new state returned and stored cost a copy of the state and the release of the one before.
+    private static func advance(_ trip: inout Trip, fix: GNSSFix, afterJump: Bool) {
+        trip.controller.advance(&trip.state, with: fix.location, afterJump: afterJump)
+    }
+
+    /// The trip's state, read in place.
+    private static func state(of trip: inout Trip) -> TripState {
+        trip.state
+    }
+
+    /// The trip's navigating state, read in place.
+    private static func navigatingState(of trip: inout Trip) -> NavigatingState? {
+        trip.state.navigating
     }
 
     /// The summary of the trip's state, read in place.
@@ -153,29 +164,33 @@ extension TripCoordinator {
     mutating func apply(_ next: TripState, before: StepSummary?, fix: GNSSFix, now: Date) {
         guard Self.holdsTrip(&trip) else { return }
         trip!.state = next
-        switch next {
-        case .idle:
+        publishStep(before: before, fix: fix, now: now)
+    }
+
+    /// Publishes what changed between the state before and the trip's state as it now stands (``apply(_:before:fix:now:)``
+    /// without storing a state: a fix's step made in place).
+    private mutating func publishStep(before: StepSummary?, fix: GNSSFix, now: Date) {
+        guard Self.holdsTrip(&trip) else { return }
+        // The navigating state, copied out of the trip: the rest of the step publishes (changes `self`) while it reads it.
+        guard let state = Self.navigatingState(of: &trip!) else {
+            if case .complete(let completion) = Self.state(of: &trip!) { arrive(completion, fix: fix) }
             return
-        case .complete(let completion):
-            arrive(completion, fix: fix)
-            return
-        case .navigating(let state):
-            handleDeviation(state, wasOff: before?.offRoute ?? false, fix: fix, now: now)
-            if let before { publishWaypointsReached(from: before.nextWaypoint, to: state.remainingWaypoints.startIndex) }
-            publishNewInstructions(in: state)
-            let maxSpeed = state.annotation?.maxSpeed
-            var record = TripStateRecord(navigating: state, maxSpeed: maxSpeed, time: fix.location.timestamp)
-            record.speedAlert = observeSpeed(at: SpeedPlace(state, maxSpeed: maxSpeed), fix: fix, time: fix.location.timestamp)
-            record.arrival = estimateArrival(state, fix: fix, time: fix.location.timestamp)
-            // Read here, not through a method on `self` (a call to one from this step copied the whole coordinator),
-            // and through `trip?`: read through `trip!`, the whole trip was copied first.
-            record.roadAhead = trip?.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
-            publish(.tripState(record))
-            let changed = before == nil || before!.stepIndex != state.stepIndex || before!.waypointsLeft != state.remainingWaypoints.count
-            let lastSave = trip?.lastJournalSave ?? nil
-            let due = lastSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
-            if changed || due { saveJournal(now: now) }
         }
+        handleDeviation(state, wasOff: before?.offRoute ?? false, fix: fix, now: now)
+        if let before { publishWaypointsReached(from: before.nextWaypoint, to: state.remainingWaypoints.startIndex) }
+        publishNewInstructions(in: state)
+        let maxSpeed = state.annotation?.maxSpeed
+        var record = TripStateRecord(navigating: state, maxSpeed: maxSpeed, time: fix.location.timestamp)
+        record.speedAlert = observeSpeed(at: SpeedPlace(state, maxSpeed: maxSpeed), fix: fix, time: fix.location.timestamp)
+        record.arrival = estimateArrival(state, fix: fix, time: fix.location.timestamp)
+        // Read here, not through a method on `self` (a call to one from this step copied the whole coordinator),
+        // and through `trip?`: read through `trip!`, the whole trip was copied first.
+        record.roadAhead = trip?.objects.ahead(of: state.distanceAlong, within: settings.roadAheadHorizon, limit: settings.roadAheadLimit)
+        publish(.tripState(record))
+        let changed = before == nil || before!.stepIndex != state.stepIndex || before!.waypointsLeft != state.remainingWaypoints.count
+        let lastSave = trip?.lastJournalSave ?? nil
+        let due = lastSave.map { now.timeIntervalSince($0) >= settings.journalInterval } ?? true
+        if changed || due { saveJournal(now: now) }
     }
 
     /// Publishes the banner and prompt of `state` that the ledger has not sent yet (each once per route).

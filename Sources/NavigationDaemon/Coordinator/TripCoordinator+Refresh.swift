@@ -11,8 +11,9 @@ extension TripCoordinator {
     /// its route and no other calculation runs (a reroute, a change of stops or a new trip supersede a refresh).
     mutating func refreshIfDue(fix: GNSSFix, now: Date) {
         let interval = settings.refreshInterval
-        // `trip!` in place, not a copy of the whole trip per fix.
-        guard interval > 0, trip?.resumeFrom == nil, let state = trip?.state.navigating else { return }
+        // `trip!` in place, not a copy of the whole trip per fix; the state copied only when it is needed (not on
+        // every fix).
+        guard interval > 0, trip?.resumeFrom == nil, let onRouteFromRealFix = trip?.state.isOnRouteFromRealFix else { return }
         let time = fix.location.timestamp
         guard let lastAttempt = trip!.refresh.lastAttempt else {
             // The route's first fix: its figures are fresh now.
@@ -22,10 +23,13 @@ extension TripCoordinator {
                 hasTraffic: !RouteRefresh.congestion(route, index: index, from: 0).isEmpty || !RouteRefresh.incidents(route, index: index, from: 0).isEmpty)
             return
         }
-        if trip!.refresh.hasTraffic, let fresh = trip!.refresh.lastSuccess, time.timeIntervalSince(fresh) > 3 * interval {
+        if trip!.refresh.hasTraffic, let fresh = trip!.refresh.lastSuccess, time.timeIntervalSince(fresh) > 3 * interval,
+            let state = trip?.state.navigating
+        {
             dropOldTraffic(state: state, age: time.timeIntervalSince(fresh))
         }
-        guard time.timeIntervalSince(lastAttempt) >= interval, state.isOnRoute, !state.predicted, calculations.isEmpty else { return }
+        guard time.timeIntervalSince(lastAttempt) >= interval, onRouteFromRealFix, calculations.isEmpty, let state = trip?.state.navigating
+        else { return }
         trip!.refresh.lastAttempt = time
         startRefresh(state: state, fix: fix, now: now)
     }
