@@ -215,9 +215,10 @@ public struct NavigationController: Sendable {
         return next
     }
 
-    /// ``update(_:with:afterJump:)`` made in place: the state is moved out of `state`, changed where it is and
-    /// moved back. A fix's step made a new state from a copy of the one before (a retain of every reference the
-    /// state holds, and a release of each when the one before was dropped), and the refresh another.
+    /// ``update(_:with:afterJump:)`` made in place: the navigating state is taken out of `state`, changed there and
+    /// put back. A fix's step made a new state from a copy of the one before (a retain of every reference the state
+    /// holds, and a release of each when the one before was dropped), and the refresh another; taking it out still
+    /// copies it once (the compiler does not move an enum's payload here), the rest is done in place.
     public func advance(_ state: inout TripState, with location: UserLocation, afterJump: Bool = false) {
         switch consume state {
         case .navigating(var next):

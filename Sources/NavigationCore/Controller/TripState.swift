@@ -15,16 +15,16 @@ public enum TripState: Sendable {
     }
 
     /// True while navigating: asked without taking the state out (``navigating`` returns a copy of it).
+    public var isNavigating: Bool {
+        if case .navigating = self { return true }
+        return false
+    }
+
     /// For a navigating state, whether it places the vehicle on its route from a real fix (not a prediction):
     /// what a refresh of the route ahead waits for, read without a copy of the state; nil when not navigating.
     public var isOnRouteFromRealFix: Bool? {
         if case .navigating(let state) = self { return state.isOnRoute && !state.predicted }
         return nil
-    }
-
-    public var isNavigating: Bool {
-        if case .navigating = self { return true }
-        return false
     }
 
     /// While navigating, the distance left (metres) and whether the vehicle is off the route: read in place,
