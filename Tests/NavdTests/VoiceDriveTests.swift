@@ -74,6 +74,17 @@ struct VoiceDriveTests {
         output.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap { try? JSONParser.parse(Array($0.utf8)) }
     }
 
+    /// Waits (bounded) until `navctl speak` reports its connection to navd: a `navigate` sent before it could
+    /// publish the first prompt before the speaker is a client, and that prompt would never reach it.
+    static func speakerConnected(_ speak: ExternalProcess, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if speakLog(speak.output).contains(where: { $0["action"]?.stringValue == "connected" }) { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
     @Test(arguments: cases)
     func aMissedTurnIsSpokenInTheDriversLanguageAndUnits(_ example: Case) throws {
         try Self.requireSpeechTools()
@@ -83,6 +94,7 @@ struct VoiceDriveTests {
         try FileManager.default.createDirectory(atPath: wavs, withIntermediateDirectories: true)
         let speak = try ExternalProcess(
             try Self.navctl, ["speak", "--socket", navd.socketPath, "--wav-dir", wavs, "--json", "--until-arrived", "--timeout", "170"])
+        try #require(Self.speakerConnected(speak), "navctl speak did not connect:\n\(speak.output.suffix(3000))")
         let client = try navd.connect()
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
         #expect(client.command(#"{"type":"navigate","id":"go","waypoints":[{"lat":60.1770,"lon":24.9480}]}"#, id: "go")?.type == "reply")
