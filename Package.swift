@@ -190,7 +190,7 @@ let package = Package(
         // Runs the real navctl binary (depending on it makes `swift test` build it).
         .testTarget(
             name: "NavctlTests",
-            dependencies: ["navctl", "NavctlCommands", "NavigationCore", "NavigationProtocol", "TestSupport"]
+            dependencies: ["navctl", "NavctlCommands", "NavigationCore", "NavigationProtocol", "TestSupport", "VoiceGuidance"]
         ),
         .testTarget(
             name: "RouteClientTests",

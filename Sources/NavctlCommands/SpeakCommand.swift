@@ -96,6 +96,9 @@ struct SpeakCommand: AsyncParsableCommand {
                     decisions = []
                     report(["action": "disconnected", "reason": .string(error.description)], plain: "navd: \(error.description); retrying")
                 case .finished(let id):
+                    if let utterance = scheduler.speaking, utterance.id == id {
+                        report(fields(utterance, action: "finished", at: now(), afterSeq: lastSeq), plain: "done  \(id)")
+                    }
                     decisions = scheduler.finished(id, now: now())
                 case .timedOut:
                     break loop

@@ -19,7 +19,9 @@ final class SpeechEngine: Sendable {
     /// as the audio lasts (field tests without speakers, and the tests).
     let wavDirectory: String?
     private let finished: @Sendable (String) -> Void
-    private let running = Mutex<(pid: pid_t, id: String, stopped: Bool)?>(nil)
+    /// The child saying the current utterance; `exited` once it has ended but is not yet reaped, so a stop
+    /// never signals a process id the system may have given to another process.
+    private let running = Mutex<(pid: pid_t, id: String, exited: Bool)?>(nil)
     private let counter = Mutex(0)
 
     init(backend: Backend, wavDirectory: String?, finished: @escaping @Sendable (String) -> Void) {
@@ -77,29 +79,34 @@ final class SpeechEngine: Sendable {
         running.withLock { $0 = (pid, utterance.id, false) }
         let id = utterance.id
         DetachedThread.start(name: "navctl speech") { [self] in
+            ChildProcess.waitUntilEnded(pid)
+            running.withLock { current in
+                if current?.pid == pid { current?.exited = true }
+            }
             ChildProcess.wait(pid)
             // A file stands for the loudspeaker: it is "said" for as long as its audio lasts.
             if let wav, let seconds = WAVFile.duration(path: wav) { sleepUnlessStopped(seconds, pid: pid) }
-            let stopped = running.withLock { current -> Bool in
-                guard let value = current, value.pid == pid else { return true }
+            let stillCurrent = running.withLock { current -> Bool in
+                guard current?.pid == pid else { return false }
                 current = nil
-                return value.stopped
+                return true
             }
-            if !stopped { finished(id) }
+            if stillCurrent { finished(id) }
         }
         return wav
     }
 
-    /// Stops what is being said at once.
+    /// Stops what is being said at once. A WAV file being written is left to be finished (it takes a fraction of
+    /// a second): a file cut off mid-write has a header no player reads; the stop still ends the "saying" of it.
     func stop() {
-        let pid = running.withLock { current -> pid_t? in
-            guard let value = current else { return nil }
+        let stopped = running.withLock { current -> Bool in
+            guard let value = current else { return false }
             current = nil
-            return value.pid
+            // Under the lock: the child has not been reaped, so its pid is still its own.
+            if !value.exited, wavDirectory == nil { kill(value.pid, SIGTERM) }
+            return true
         }
-        guard let pid else { return }
-        kill(pid, SIGTERM)
-        if backend == .speechDispatcher, let cancel = try? ChildProcess.spawn(["spd-say", "--cancel"]) { ChildProcess.wait(cancel) }
+        if stopped, backend == .speechDispatcher, let cancel = try? ChildProcess.spawn(["spd-say", "--cancel"]) { ChildProcess.wait(cancel) }
     }
 
     private func sleepUnlessStopped(_ seconds: Double, pid: pid_t) {
@@ -111,48 +118,5 @@ final class SpeechEngine: Sendable {
             usleep(UInt32(step * 1_000_000))
             left -= step
         }
-    }
-}
-
-/// A child process started with posix_spawnp, its output to /dev/null.
-enum ChildProcess {
-    struct SpawnError: Error, CustomStringConvertible {
-        var program: String
-        var code: Int32
-        var description: String { "cannot run \(program): \(String(cString: strerror(code)))" }
-    }
-
-    static func spawn(_ arguments: [String]) throws(SpawnError) -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard status == 0 else { throw SpawnError(program: arguments[0], code: status) }
-        return pid
-    }
-
-    /// Waits for `pid` to end; returns its exit status (-1 when killed by a signal).
-    @discardableResult
-    static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
-    }
-}
-
-/// The length of a PCM WAV file from its header (espeak-ng writes 16-bit mono at 22050 Hz).
-enum WAVFile {
-    static func duration(path: String) -> Double? {
-        guard let data = FileManager.default.contents(atPath: path), data.count >= 44 else { return nil }
-        func word(_ offset: Int, _ size: Int) -> Int { (0..<size).reduce(0) { $0 | Int(data[offset + $1]) << (8 * $1) } }
-        let byteRate = word(28, 4)
-        guard byteRate > 0 else { return nil }
-        return Double(data.count - 44) / Double(byteRate)
     }
 }

@@ -172,14 +172,20 @@ struct VoiceDriveTests {
         // repeat: the next maneuver again, in Finnish, spoken.
         let repeated = try #require(client.command(#"{"type":"repeat","id":"r"}"#, id: "r"))
         let text = try #require(repeated["result"]?["text"]?.stringValue, "\(repeated)")
-        let deadline = Date().addingTimeInterval(15)
+        // Measured once navctl reports it finished: while espeak-ng still writes it, the file is not whole.
+        let deadline = Date().addingTimeInterval(30)
         var requested: JSONValue?
-        while requested == nil, Date() < deadline {
-            requested = Self.speakLog(speak.output).first { $0["action"]?.stringValue == "speak" && $0["kind"]?.stringValue == "requested" }
-            usleep(100_000)
+        var finished = false
+        while !finished, Date() < deadline {
+            let log = Self.speakLog(speak.output)
+            requested = log.first { $0["action"]?.stringValue == "speak" && $0["kind"]?.stringValue == "requested" }
+            let id = requested?["id"]?.stringValue
+            finished = id != nil && log.contains { $0["action"]?.stringValue == "finished" && $0["id"]?.stringValue == id }
+            if !finished { usleep(100_000) }
         }
         let spokenRepeat = try #require(requested, "repeat was not spoken:\n\(speak.output)")
         #expect(spokenRepeat["text"]?.stringValue == text && spokenRepeat["language"]?.stringValue == "fi")
+        try #require(finished, "the repeat was not said to its end:\n\(speak.output)")
         let repeatWAV = try #require(spokenRepeat["wav"]?.stringValue)
         #expect(try Self.measure(repeatWAV).rms > 0.01)
 
