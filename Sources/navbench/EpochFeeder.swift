@@ -92,6 +92,26 @@ final class EpochFeeder {
         }
         return (milliseconds, perEpoch)
     }
+
+    /// For several clients' lines passing `filter`: per epoch written since `since` that every client got, the
+    /// latest of their first arrivals (ms after the write). navd's event loops write their clients at once, so the
+    /// client written last is the slowest of the last client of each loop, not one known in advance.
+    func worstLatencies(of clients: [[LineTap.Line]], since: Date, filter: (String) -> Bool) -> [Double] {
+        let first = Self.key(since)
+        var worst: [Int: Double] = [:]
+        var received: [Int: Int] = [:]
+        for lines in clients {
+            var seen = Set<Int>()
+            for line in lines where filter(line.text) {
+                guard let time = Self.fixTime(in: line.text) else { continue }
+                let key = Self.key(time)
+                guard key >= first, let record = sent[key], seen.insert(key).inserted else { continue }
+                worst[key] = max(worst[key] ?? 0, (line.time - record.written) * 1000)
+                received[key, default: 0] += 1
+            }
+        }
+        return worst.keys.sorted().filter { received[$0] == clients.count }.compactMap { worst[$0] }
+    }
 }
 
 /// A route's line, walked by distance.

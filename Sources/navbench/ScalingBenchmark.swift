@@ -6,8 +6,9 @@ import SystemSupport
 
 /// How navd's costs grow: with its clients (1, 100 and 1000 on the socket), with the receiver's rate (1 to 20 Hz)
 /// and with the route's length (1 to 1000 km). The real navd reads a socat pty as in `field`; the clients beyond
-/// the measuring one are read by one thread (`SocketDrain`), and the measuring client is the last to connect, so
-/// its lines are written last.
+/// the measuring ones are read by one thread (`SocketDrain`), and the measuring clients are the last two to
+/// connect: navd gives clients past the navigation loop's share to its event loops in turn, the fewest first,
+/// so at 1000 clients each of the two is the last its loop writes, and each epoch's figure is the later of them.
 struct ScalingBenchmark {
     var navd: String
     var valhalla: String
@@ -40,26 +41,30 @@ struct ScalingBenchmark {
         var figures: [Figure] = []
         var drained: [Int32] = []
         var drains: [SocketDrain] = []
-        var last = rig.client
+        var last = [rig.client]
         var reroutes: [Int: [Double]] = [:]
         var sampleLine: [UInt8] = []
         for count in [1, 100, 1000] {
-            // The others: count - 2 more read by one thread, then the measuring client, connected last.
+            // The others: count - 3 more read by one thread, then the two measuring clients, connected last.
             if count > 1 {
+                // The last stage's measuring clients leave first (and navd sees them go), so that the new ones
+                // are again the last of their loops.
+                for tap in last where tap !== rig.client { tap.close() }
+                usleep(300_000)
                 var batch: [Int32] = []
-                while drained.count + batch.count < count - 2 { batch.append(connectUnixSocket(instance.socketPath)) }
+                while drained.count + batch.count < count - 3 { batch.append(connectUnixSocket(instance.socketPath)) }
                 drained += batch
                 drains.append(SocketDrain(descriptors: batch))
-                last = instance.connect()
+                last = [instance.connect(), instance.connect()]
             }
             usleep(500_000)
             let cpuStart = instance.process.cpuSeconds, wallStart = monotonicSeconds()
             let first = FieldBenchmark.drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: Int(seconds * 10))
             let cpu = (instance.process.cpuSeconds - cpuStart) / (monotonicSeconds() - wallStart) * 100
-            let latency = Percentiles(feeder.latencies(of: last.lines, since: first, filter: FieldBenchmark.isTripState).milliseconds)
+            let latency = Percentiles(feeder.worstLatencies(of: last.map(\.lines), since: first, filter: FieldBenchmark.isTripState))
             let rss = instance.process.residentMegabytes, anonymous = instance.process.statusMegabytes("RssAnon")
             let clients = "\(count) client\(count == 1 ? "" : "s")"
-            if count == 1000, let line = last.lines.last(where: { FieldBenchmark.isTripState($0.text) }) { sampleLine = Array(line.text.utf8) + [UInt8(ascii: "\n")] }
+            if count == 1000, let line = last[0].lines.last(where: { FieldBenchmark.isTripState($0.text) }) { sampleLine = Array(line.text.utf8) + [UInt8(ascii: "\n")] }
             progress("scaling: \(clients): \(latency.count) epochs at the last client; CPU \(String(format: "%.2f", cpu)) %")
             figures += [
                 Figure("fix to socket at the last client, \(clients), p50", latency.median, "ms"),
@@ -73,7 +78,7 @@ struct ScalingBenchmark {
             if count == 1 || count == 1000 {
                 var times: [Double] = []
                 for _ in 0..<3 {
-                    let reroute = FieldBenchmark.reroute(feeder: feeder, client: last, walk: walk, instance: instance)
+                    let reroute = FieldBenchmark.reroute(feeder: feeder, client: last[last.count - 1], walk: walk, instance: instance)
                     times.append(reroute.milliseconds)
                     walk = reroute.next
                     distance = 0

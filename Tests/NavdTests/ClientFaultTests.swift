@@ -145,9 +145,9 @@ struct ClientFaultTests {
         #expect(connected[clients - 1].command(#"{"type":"status","id":"s"}"#, id: "s")?.type == "reply")
     }
 
-    /// 200 clients connect and leave for 20 s while navd navigates at 10 Hz; ten steady clients miss nothing.
-    @Test func twoHundredChurningClientsDoNotDisturbTenSteadyOnes() throws {
-        let navd = try NavdInstance(
+    /// navd driving the deviating drive's start at 10 Hz with the real Valhalla, for up to 256 clients.
+    static func busyNavd() throws -> NavdInstance {
+        try NavdInstance(
             sections: """
                 [gnss]
                 source = "simulate"
@@ -159,6 +159,11 @@ struct ClientFaultTests {
                 engine = "valhalla"
                 url = "\(try Engines.valhallaURL())"
                 """, extraSocket: "max_clients = 256")
+    }
+
+    /// 200 clients connect and leave for 20 s while navd navigates at 10 Hz; ten steady clients miss nothing.
+    @Test func twoHundredChurningClientsDoNotDisturbTenSteadyOnes() throws {
+        let navd = try Self.busyNavd()
         let process = try navd.start()
         let steady = try (0..<10).map { _ in try navd.connect() }
         for client in steady { #expect(client.next(timeout: 5)?.type == "hello") }

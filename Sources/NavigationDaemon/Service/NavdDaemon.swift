@@ -101,7 +101,8 @@ public enum NavdDaemon {
             eventLoop: navigationEventLoop)
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
-            logger: logger, clientEventLoops: navigationEventLoop)
+            logger: logger, clientEventLoops: navigationEventLoop,
+            clientLoops: ClientLoopChooser(home: navigationEventLoop, others: Array(MultiThreadedEventLoopGroup.singleton.makeIterator())))
         var web: [DaemonServiceGroup.Entry] = []
         if !config.web.listen.isEmpty {
             web = [.init(name: "web server", service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), logger: logger))]

@@ -75,6 +75,8 @@ public final class NavigationService: DaemonService {
         } else {
             tickInterval = .seconds(1)
         }
+        // A client queued on another event loop overflows there; it gets the same grace period and close.
+        hub.onOverflow { [weak self] client in self?.disconnectSlow(client) }
     }
 
     /// A client connected: the loop sends `hello` with the current state before any event.
@@ -191,8 +193,7 @@ public final class NavigationService: DaemonService {
     private func process(_ input: Input) {
         let state = self.state
         if case .lateAnswer(let answer, let client) = input {
-            deliver(answer.line, to: client)
-            client.answered()
+            hub.deliver(answer.line, to: client) { client.answered() }
             return
         }
         let time = now()
@@ -250,17 +251,21 @@ public final class NavigationService: DaemonService {
             effects.removeAll(where: \.startsCalculation)
             perform(starts, recorder: recording?.current)
         }
-        if let answer, let client {
-            let line = answer.line
-            recorder?.recordLine(line)
-            deliver(line, to: client)
-        }
+        // Added before its hello is queued (nothing is published in between): the hello still comes first, and
+        // the client is in the hub before the hello settles what the loop owes it, so a client that leaves at
+        // once is removed after it was added, never before.
         if case .connected(let connected) = input {
             hub.add(connected)
             logger.info("client connected", metadata: ["client": "\(connected.id)", "peer": "\(connected.peer)", "control": "\(connected.mayControl)"])
         }
-        // A command answered later is still owed (its `lateAnswer` settles it).
-        if command == nil || answer != nil { client?.answered() }
+        if let answer, let client {
+            let line = answer.line
+            recorder?.recordLine(line)
+            hub.deliver(line, to: client) { client.answered() }
+        } else if command == nil {
+            // Nothing to queue; a command answered later is still owed (its `lateAnswer` settles it).
+            client?.answered()
+        }
         perform(consume effects, recorder: recording?.current)
         if let replaced = state.coordinator.takeReplacedTrip() { state.bookkeeping.append(.free(replaced)) }
         // A mutating getter, read in place (a getter on the stored coordinator copied it whole, on every input).
@@ -290,13 +295,6 @@ public final class NavigationService: DaemonService {
         record.bootId = bootId
         record.uptime = BootClock.uptime()
         return record
-    }
-
-    /// Queues a message for one client; a client whose queue overflows is disconnected.
-    private func deliver(_ line: [UInt8], to client: ClientConnection) {
-        if !client.outbox.enqueue(line: line, eventType: nil), client.outbox.overflowed {
-            disconnectSlow(client)
-        }
     }
 
     private func disconnectSlow(_ client: ClientConnection) {

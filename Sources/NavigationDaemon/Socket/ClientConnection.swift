@@ -10,6 +10,10 @@ public final class ClientConnection: Sendable {
     public let peer: ClientPeer
     public let mayControl: Bool
     public let outbox: ClientOutbox
+    /// The event loop this client's lines are queued on, when it is not the publisher's (a client past the
+    /// navigation loop's share, ``ClientLoopChooser``): its events, replies and hello are handed to that loop in
+    /// the loop's order and queued and written there. Nil: queued in place by the navigation loop.
+    public let queueingLoop: (any EventLoop)?
     /// The subscribed event types, a bit each (``EventType/topicBit``): asked for every client on every event,
     /// where a `Set` under a lock hashed the type's name each time.
     private let topicMask = Atomic<UInt32>(EventType.allCases.reduce(0) { $0 | $1.topicBit })
@@ -21,10 +25,11 @@ public final class ClientConnection: Sendable {
         self.init(id: id, clientPeer: .unix(peer), mayControl: mayControl, queueLimit: queueLimit)
     }
 
-    public init(id: Int, clientPeer: ClientPeer, mayControl: Bool, queueLimit: Int) {
+    public init(id: Int, clientPeer: ClientPeer, mayControl: Bool, queueLimit: Int, queueingLoop: (any EventLoop)? = nil) {
         self.id = id
         self.peer = clientPeer
         self.mayControl = mayControl
+        self.queueingLoop = queueingLoop
         outbox = ClientOutbox(limit: queueLimit)
     }
 
@@ -86,12 +91,25 @@ public final class ClientConnection: Sendable {
 
 /// The connected clients and the event sequence counter. Events are published only from the navigation loop,
 /// so every client sees them in one order; each is serialized once, whatever the number of clients.
+///
+/// Most clients' lines are queued in place by the publisher (and written right after, on its thread). A client
+/// with a ``ClientConnection/queueingLoop`` has them handed to that loop instead, one task per event for all the
+/// clients there, queued and written there in the order handed: the loops write an event's clients at once.
 public final class EventHub: Sendable {
-    private struct State {
-        /// In the order they connected, which is the order an event is queued for them (and written). An array
-        /// rather than a table: publishing takes it whole under the lock, which shares its buffer instead of
-        /// copying (and retaining) every client per event.
+    /// The clients queued on one other event loop, in the order they connected.
+    private struct LoopClients {
+        let loop: any EventLoop
+        let writers: EventLoopWriters
         var clients: [ClientConnection] = []
+    }
+
+    private struct State {
+        /// Queued in place, in the order they connected, which is the order an event is queued for them (and
+        /// written). An array rather than a table: publishing takes it whole under the lock, which shares its
+        /// buffer instead of copying (and retaining) every client per event.
+        var clients: [ClientConnection] = []
+        /// Queued on their own event loops.
+        var elsewhere: [LoopClients] = []
         /// Ids holding one of the `max_clients` places, from their connection until they leave: taken at once,
         /// before the navigation loop adds the client, so simultaneous connections cannot all see room.
         var admitted: Set<Int> = []
@@ -101,8 +119,14 @@ public final class EventHub: Sendable {
     private let state = Mutex(State())
     /// The clients' writers, one queue per event loop.
     public let writers = WriterScheduler()
+    /// Called with a client whose queue overflowed (it is being disconnected as too slow), on the thread that
+    /// queued the line: the navigation loop's, or the client's queueing loop.
+    private let overflow = HandlerSlot<ClientConnection>()
 
     public init() {}
+
+    /// Sets what happens to a client whose queue overflowed (the navigation loop's grace period and close).
+    public func onOverflow(_ handler: @escaping @Sendable (ClientConnection) -> Void) { overflow.set(handler) }
 
     public func makeClientID() -> Int {
         state.withLock { state in
@@ -121,20 +145,35 @@ public final class EventHub: Sendable {
     }
 
     public func add(_ client: ClientConnection) {
+        let writers = client.queueingLoop.map { self.writers.queue(for: $0) }
         state.withLock { state in
-            guard !state.clients.contains(where: { $0 === client }) else { return }
-            state.clients.append(client)
+            // Checked under the hub's lock: a client that left (closed, then removed) before this is not added.
+            guard !client.outbox.isClosing else { return }
+            guard let loop = client.queueingLoop, let writers else {
+                guard !state.clients.contains(where: { $0 === client }) else { return }
+                state.clients.append(client)
+                return
+            }
+            let index =
+                state.elsewhere.firstIndex { $0.loop === loop }
+                ?? {
+                    state.elsewhere.append(LoopClients(loop: loop, writers: writers))
+                    return state.elsewhere.count - 1
+                }()
+            guard !state.elsewhere[index].clients.contains(where: { $0 === client }) else { return }
+            state.elsewhere[index].clients.append(client)
         }
     }
 
     public func remove(_ client: ClientConnection) {
         state.withLock { state in
             state.clients.removeAll { $0 === client }
+            for index in state.elsewhere.indices { state.elsewhere[index].clients.removeAll { $0 === client } }
             state.admitted.remove(client.id)
         }
     }
 
-    /// The event and the clients that overflowed on it (they are being disconnected).
+    /// The event and the clients queued in place that overflowed on it (they are being disconnected).
     public struct Published {
         /// The serialized event line, newline included.
         public var line: [UInt8]
@@ -149,22 +188,57 @@ public final class EventHub: Sendable {
     @discardableResult
     public func publish(_ event: consuming NavigationEvent, routeId: String?) -> Published {
         let type = event.type
-        let (seq, clients) = state.withLock { state in (state.sequencer.next(), state.clients) }
+        let (seq, clients, elsewhere) = state.withLock { state in (state.sequencer.next(), state.clients, state.elsewhere) }
         let line = EventMessage.line(seq: seq, routeId: routeId, event: event)
-        var overflowed: [ClientConnection] = []
         let buffer = ByteBuffer(bytes: line)  // one copy for every client
+        // The other loops first: they queue and write their clients while this one does its own.
+        for group in elsewhere where !group.clients.isEmpty {
+            let overflow = self.overflow
+            group.loop.execute {
+                for client in group.clients where client.wants(type) {
+                    if !client.outbox.enqueue(buffer: buffer, eventType: type), client.outbox.overflowed { overflow.call(client) }
+                }
+                group.writers.runNow()
+            }
+        }
+        var overflowed: [ClientConnection] = []
         for client in clients where client.wants(type) {
             if !client.outbox.enqueue(buffer: buffer, eventType: type), client.outbox.overflowed { overflowed.append(client) }
         }
         return Published(line: line, overflowed: overflowed)
     }
 
+    /// Queues a line for `client` alone (its hello, a reply) behind every event published for it before, then
+    /// runs `queued` (the loop's answer is then no longer owed). A client whose queue overflows on it is handed
+    /// to the overflow handler.
+    public func deliver(_ line: [UInt8], to client: ClientConnection, queued: @escaping @Sendable () -> Void = {}) {
+        guard let loop = client.queueingLoop else {
+            Self.enqueue(line, for: client, overflow: overflow)
+            return queued()
+        }
+        let (writers, overflow) = (self.writers.queue(for: loop), self.overflow)
+        loop.execute {
+            Self.enqueue(line, for: client, overflow: overflow)
+            queued()
+            writers.runNow()
+        }
+    }
+
+    private static func enqueue(_ line: [UInt8], for client: ClientConnection, overflow: HandlerSlot<ClientConnection>) {
+        if !client.outbox.enqueue(line: line, eventType: nil), client.outbox.overflowed { overflow.call(client) }
+    }
+
     /// The sequence number of the last event published (a recording started now begins after it).
     public var seq: UInt64 { state.withLock { $0.sequencer.seq } }
 
-    /// Says goodbye to every client (shutdown).
+    /// Says goodbye to every client (shutdown), after what was queued for it.
     public func closeAll(reason: String) {
-        let clients = state.withLock { $0.clients }
+        let (clients, elsewhere) = state.withLock { ($0.clients, $0.elsewhere) }
         for client in clients { client.outbox.close(after: [.bye(reason: reason)]) }
+        for group in elsewhere {
+            group.loop.execute {
+                for client in group.clients { client.outbox.close(after: [.bye(reason: reason)]) }
+            }
+        }
     }
 }

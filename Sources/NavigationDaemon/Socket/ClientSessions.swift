@@ -13,8 +13,9 @@ final class ClientSessions: Sendable {
     let hub: EventHub
     let navigation: NavigationService
     let logger: Logger
-    /// Where clients' connections live: the navigation loop's event loop in navd (its events are written on the
-    /// thread that made them), NIO's shared group otherwise.
+    /// Where clients' connections live unless they are given a loop of their own (``ClientLoopChooser``): the
+    /// navigation loop's event loop in navd (its events are written on the thread that made them), NIO's shared
+    /// group otherwise.
     let clientEventLoops: any EventLoopGroup
 
     init(
@@ -30,10 +31,17 @@ final class ClientSessions: Sendable {
     }
 
     /// Serves one connection until it ends: its hello, its commands to the loop, its outbox written.
-    /// - Parameter descriptor: the connection's socket when navd accepted it itself (its lines are sent to it
-    ///   directly, ``ChannelWriter``); nil when NIO frames what is written (WebSocket).
-    func serve(_ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: ClientPeer, mayControl: Bool, descriptor: CInt? = nil) async {
-        let client = ClientConnection(id: hub.makeClientID(), clientPeer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit)
+    /// - Parameters:
+    ///   - descriptor: the connection's socket when navd accepted it itself (its lines are sent to it directly,
+    ///     ``ChannelWriter``); nil when NIO frames what is written (WebSocket).
+    ///   - queueingLoop: the connection's event loop when its lines are queued there rather than in place by the
+    ///     navigation loop (``ClientConnection/queueingLoop``).
+    func serve(
+        _ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: ClientPeer, mayControl: Bool, descriptor: CInt? = nil,
+        queueingLoop: (any EventLoop)? = nil
+    ) async {
+        let client = ClientConnection(
+            id: hub.makeClientID(), clientPeer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit, queueingLoop: queueingLoop)
         let channel = connection.channel
         client.setForceClose { channel.close(promise: nil) }
         ChannelWriter(channel: channel, outbox: client.outbox, descriptor: descriptor).start(scheduler: hub.writers)

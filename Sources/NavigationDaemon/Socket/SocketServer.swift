@@ -10,8 +10,9 @@ import Synchronization
 
 /// The Unix domain socket: accepts clients (``UnixListener``, navd's own accept), reads their command lines
 /// through NIO, hands decoded commands to the navigation loop, and writes each client's outbox (``ChannelWriter``,
-/// on the client's event loop: in navd, the navigation loop's own; lines are sent to the socket directly). One
-/// child task per connection in a discarding task group.
+/// on the client's event loop: in navd, the navigation loop's own for the first clients, then the loop
+/// ``ClientLoopChooser`` gives; lines are sent to the socket directly). One child task per connection in a
+/// discarding task group.
 /// On shutdown every client gets a `bye` line and the socket file is removed.
 public final class SocketServer: DaemonService {
     private let settings: NavdConfig.Socket
@@ -23,11 +24,15 @@ public final class SocketServer: DaemonService {
     private let logger: Logger
     /// Every connected client's session (shared with the WebSocket transport).
     let sessions: ClientSessions
+    /// Which event loop each new client lives on (nil: `clientEventLoops` chooses, its lines queued in place).
+    let clientLoops: ClientLoopChooser?
 
     public init(
         settings: NavdConfig.Socket, policy: AccessPolicy, router: CommandRouter, hub: EventHub, navigation: NavigationService,
-        readiness: Readiness, logger: Logger, clientEventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        readiness: Readiness, logger: Logger, clientEventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        clientLoops: ClientLoopChooser? = nil
     ) {
+        self.clientLoops = clientLoops
         self.settings = settings
         self.policy = Mutex(policy)
         self.router = router
@@ -114,9 +119,12 @@ public final class SocketServer: DaemonService {
     /// Hands an accepted socket to NIO (reading, and what its writer cannot send at once) and serves it.
     private func serve(_ accepted: UnixListener.Accepted, lineLimit: Int) async {
         let connection: NIOAsyncChannel<LineFrame, ByteBuffer>
+        // Past the navigation loop's share of clients, another loop queues and writes this one's lines.
+        let queueingLoop = clientLoops?.take()
+        defer { clientLoops?.release(queueingLoop) }
         do {
             // A client may send its commands and shut down its side; its answers are still written.
-            let bootstrap = ClientBootstrap(group: sessions.clientEventLoops).channelOption(.allowRemoteHalfClosure, value: true)
+            let bootstrap = ClientBootstrap(group: queueingLoop ?? sessions.clientEventLoops).channelOption(.allowRemoteHalfClosure, value: true)
             connection = try await bootstrap.withConnectedSocket(accepted.descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(BoundedLineDecoder(limit: lineLimit)))
@@ -129,7 +137,8 @@ public final class SocketServer: DaemonService {
             return
         }
         let mayControl = policy.withLock { $0.mayControl(accepted.peer) }
-        await sessions.serve(connection, peer: .unix(accepted.peer), mayControl: mayControl, descriptor: accepted.descriptor)
+        await sessions.serve(
+            connection, peer: .unix(accepted.peer), mayControl: mayControl, descriptor: accepted.descriptor, queueingLoop: queueingLoop)
     }
 }
 
