@@ -159,6 +159,8 @@ struct VoiceDriveTests {
         let wavs = navd.directory.appendingPathComponent("wav").path
         try FileManager.default.createDirectory(atPath: wavs, withIntermediateDirectories: true)
         let speak = try ExternalProcess(try Self.navctl, ["speak", "--socket", navd.socketPath, "--wav-dir", wavs, "--json", "--timeout", "120"])
+        // The repeat's announcement goes to the clients connected then: navctl speak must be one before it is sent.
+        try #require(Self.speakerConnected(speak), "navctl speak did not connect:\n\(speak.output.suffix(3000))")
         let client = try navd.connect()
         _ = client.waitFor(timeout: 10) { $0.type == "trip_state" }
         let navigate = #"{"type":"navigate","id":"go","waypoints":[{"lat":60.1770,"lon":24.9480}],"options":{"language":"fi"}}"#
