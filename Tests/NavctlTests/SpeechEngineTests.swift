@@ -22,11 +22,7 @@ struct SpeechEngineTests {
     }
 
     /// A RIFF file whose header gives its own length: espeak-ng writes the sizes when it closes the file.
-    static func isWhole(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path), data.count > 44 else { return false }
-        let riffSize = (0..<4).reduce(0) { $0 | Int(data[4 + $1]) << (8 * $1) }
-        return riffSize == data.count - 8
-    }
+    static func isWhole(_ path: String) -> Bool { WAVFile(path: path)?.isWhole ?? false }
 
     /// Polls `condition` every 20 ms for at most `timeout` seconds.
     static func wait(_ timeout: Double, until condition: () -> Bool) -> Bool {
