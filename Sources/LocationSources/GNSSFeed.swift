@@ -54,6 +54,8 @@ public final class GNSSFeed: Sendable {
     private let rawObserved = Atomic<Bool>(false)
     /// Where readings go instead of `readings`, when set: the consumer's own queue, called on the source's thread.
     private let readingSink = HandlerSlot<GNSSReading>()
+    /// How the source rehearses its next reading's way, when it has one (``rehearseNextReading()``).
+    private let rehearsal = HandlerSlot<Void>()
 
     public init(keepEveryReading: Bool = false) {
         (readings, readingContinuation) = AsyncStream.makeStream(
@@ -92,6 +94,20 @@ public final class GNSSFeed: Sendable {
     /// which costs a thread hop per fix.
     public func forwardReadings(to sink: @escaping @Sendable (GNSSReading) -> Void) {
         readingSink.set(sink)
+    }
+
+    /// How the source rehearses reading its next fix, set by a source that reads on the navigation loop's event
+    /// loop (a serial receiver: its last bytes assembled again on a copy of its assembler, dropped); nil: none.
+    public func rehearseWith(_ body: (@Sendable () -> Void)?) {
+        guard let body else { return rehearsal.set(nil) }
+        rehearsal.set { (_: Void) in body() }
+    }
+
+    /// Runs the source's rehearsal, if it has one (false when it has none): called by the navigation loop shortly
+    /// before the next fix is due, on the event loop the source reads on (docs/daemon.md, *A fix's way rehearsed*).
+    @discardableResult
+    public func rehearseNextReading() -> Bool {
+        rehearsal.call(())
     }
 
     /// Who sees the source's input as received (the flight recorder); nil: nobody.

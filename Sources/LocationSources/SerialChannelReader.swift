@@ -23,6 +23,8 @@ final class SerialChannelReader: ChannelInboundHandler {
     private var quietCheckScheduled = false
     /// Why the channel closed, when it closed on an error (the device went away: EIO on a hung-up tty).
     private(set) var closingError: (any Error)?
+    /// The last bytes read (kept, not copied), which ``rehearse()`` assembles again.
+    private var lastRead: ByteBuffer?
 
     init(source: SerialNMEASource) {
         self.source = source
@@ -33,6 +35,7 @@ final class SerialChannelReader: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = Self.unwrapInboundIn(data)
         lastBytesAt = .now()
+        lastRead = buffer
         if feed.isRawObserved { feed.yieldRaw(.serialBytes(Array(buffer.readableBytesView))) }
         let (readings, pending) = source.assembler.withLock { assembler in
             // The host's clock dates the epochs of receivers that never send a date (GGA-only).
@@ -41,6 +44,16 @@ final class SerialChannelReader: ChannelInboundHandler {
         }
         for reading in readings { feed.yield(reading) }
         if pending { scheduleQuietCheck(context.eventLoop, at: lastBytesAt + Self.quietEndsEpoch) }
+    }
+
+    /// Assembles the last bytes read again on a copy of the assembler and drops what came of it: the navigation
+    /// loop's rehearsal of the next fix's way (``GNSSFeed/rehearseNextReading()``). The assembler itself, and what
+    /// the receiver sends next, are untouched.
+    func rehearse() {
+        guard let bytes = lastRead else { return }
+        var assembler = source.assembler.withLock { $0 }
+        assembler.hostTime = Date()
+        _ = bytes.withUnsafeReadableBytes { assembler.append(bytes: $0) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

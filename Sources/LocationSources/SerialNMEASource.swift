@@ -152,8 +152,15 @@ public final class SerialNMEASource: Sendable {
             return "cannot read \(device) on the event loop: \(error)"
         }
         reading.withLock { $0 = channel }
+        // Run by the navigation loop on this event loop, where the reader lives.
+        let eventLoop = self.eventLoop
+        feed.rehearseWith {
+            guard eventLoop.inEventLoop else { return }
+            reader.value.rehearse()
+        }
         if stopFlag.isSet { channel.close(promise: nil) }
         try? channel.closeFuture.wait()
+        feed.rehearseWith(nil)
         reading.withLock { $0 = nil }
         if stopFlag.isSet { return nil }
         let cause = try? eventLoop.submit { reader.value.closingError.map { " (\($0))" } ?? "" }.wait()

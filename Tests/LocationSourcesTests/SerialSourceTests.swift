@@ -128,6 +128,51 @@ struct SerialSourceTests {
         #expect(offTheLoop == 0, "\(offTheLoop) of \(readings.count) readings were handed on off the event loop")
     }
 
+    /// The navigation loop's rehearsal of the next fix (docs/daemon.md, *A fix's way rehearsed*): the last bytes
+    /// read are assembled again on a copy of the assembler. Rehearsed three times after every epoch, on the source's
+    /// event loop and off it (where it does nothing), the source reads what it reads without: one fix per epoch,
+    /// the parser's fixes, every sentence counted once. The rehearsal exists while the device is read, not after.
+    @Test func aRehearsalChangesNothingTheSourceReads() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdownGracefully { _ in } }
+        let eventLoop = group.next()
+        let pty = try await PtyPair()
+        let source = SerialNMEASource(path: pty.device, baud: 9600, rollover: .none, eventLoop: eventLoop)
+        let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
+        #expect(!source.feed.rehearseNextReading(), "a rehearsal before the device is read")
+        source.start()
+        #expect(await recorder.wait(seconds: 5) { $0.statuses.contains { $0.hasPrefix("connected to") } }, "\(recorder.statuses)")
+        let writer = try PtyWriter(path: pty.feeder)
+        let lines = Array(try Self.driveLines().prefix(20))
+        var rehearsed = 0
+        for (index, line) in lines.enumerated() {
+            writer.write(line)
+            try await Task.sleep(for: .milliseconds(10))
+            guard index % 2 == 1 else { continue }
+            // After each RMC+GGA epoch, once it has been read.
+            _ = await recorder.wait(seconds: 2) { $0.fixes.count >= (index + 1) / 2 }
+            for _ in 0..<3 {
+                if try await eventLoop.submit({ source.feed.rehearseNextReading() }).get() { rehearsed += 1 }
+            }
+            source.feed.rehearseNextReading()
+        }
+        #expect(await recorder.wait(seconds: 5) { $0.fixes.count >= 10 }, "\(recorder.fixes.count) fixes; \(recorder.statuses)")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(rehearsed == 30, "\(rehearsed) of 30 rehearsals ran")
+        #expect(recorder.fixes.count == 10, "20 lines are 10 RMC+GGA epochs")
+        var assembler = NMEAEpochAssembler(rollover: .none)
+        let expected = lines.flatMap { assembler.append(Array($0.utf8)) }.compactMap(\.fix)
+        #expect(recorder.fixes == expected)
+        #expect(source.statistics.sentences == 20)
+        source.stop()
+        var waited = 0
+        while source.feed.rehearseNextReading(), waited < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(!source.feed.rehearseNextReading(), "a rehearsal after the source stopped")
+    }
+
     /// navd is the receiver's only reader: the tty it opens is in exclusive mode (TIOCEXCL), so gpsd's hotplug
     /// or any other non-root reader gets EBUSY instead of silently taking half of the sentences.
     @Test func theOpenedDeviceIsExclusive() async throws {

@@ -17,6 +17,27 @@ struct FieldDaemonTests {
 
     static func isPredicted(_ message: JSONValue) -> Bool { message["predicted"]?.boolValue == true }
 
+    /// One epoch of `fix` (RMC, then GGA) written to the receiver's pty.
+    static func write(_ fix: UserLocation, to pty: PtyPair) {
+        pty.write(NMEAWriter.sentences(for: fix, profile: .rmcThenGGA).map { $0 + "\r\n" }.joined())
+    }
+
+    /// Writes `fixes` from the first, `seconds` apart, until navd has a position (what is written before it opens
+    /// the device is lost), then navigates the drive and waits for its route. Returns how many fixes were written.
+    static func navigate(_ client: SocketClient, of navd: NavdInstance, writingFrom fixes: [UserLocation], to pty: PtyPair, every seconds: Double) throws -> Int {
+        var written = 0
+        while written < 50, !client.received.contains(where: { $0.type == "trip_state" }) {
+            write(fixes[written], to: pty)
+            written += 1
+            client.drain(for: seconds)
+        }
+        #expect(client.received.contains { $0.type == "trip_state" }, "no fix reached navd:\n\(navd.log.suffix(2000))")
+        let navigate = try #require(client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go"))
+        #expect(navigate.type == "reply", "\(navigate)")
+        #expect(client.waitFor(timeout: 10) { $0.type == "route" } != nil)
+        return written
+    }
+
     @Test func serialReceiverOneStatePerEpochSilenceAndImpossibleFixes() async throws {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL())
         let fixes = Self.plannedFixes(drive)
@@ -28,18 +49,8 @@ struct FieldDaemonTests {
         ).write(to: URL(fileURLWithPath: navd.configPath))
         try navd.start()
         let client = try navd.connect()
-        func write(_ fix: UserLocation) { pty.write(NMEAWriter.sentences(for: fix, profile: .rmcThenGGA).map { $0 + "\r\n" }.joined()) }
-        // Until navd has opened the pty and has a position (what is written before it opens the device is lost).
-        var first = 0
-        while first < 50, !client.received.contains(where: { $0.type == "trip_state" }) {
-            write(fixes[first])
-            first += 1
-            client.drain(for: 0.2)
-        }
-        #expect(client.received.contains { $0.type == "trip_state" }, "no fix reached navd:\n\(navd.log.suffix(2000))")
-        let navigate = try #require(client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go"))
-        #expect(navigate.type == "reply", "\(navigate)")
-        #expect(client.waitFor(timeout: 10) { $0.type == "route" } != nil)
+        func write(_ fix: UserLocation) { Self.write(fix, to: pty) }
+        let first = try Self.navigate(client, of: navd, writingFrom: fixes, to: pty, every: 0.2)
         // 60 epochs in real time (12 s of driving), then the receiver goes silent for 4 s, then 40 more epochs
         // whose times continue after the silence, with a teleport, a fix from the past and a repeat among them.
         var written: [UserLocation] = []
@@ -101,6 +112,44 @@ struct FieldDaemonTests {
         let teleport = written[60 + 10].coordinate
         #expect(!raw.contains { Geodesy.distance($0, teleport) < 1000 }, "the teleport was navigated")
         print("navd field: \(times.count) trip states for \(written.count) epochs written (3 impossible), \(predicted.count) predicted in the silence")
+    }
+
+    /// A 10 Hz serial receiver through the real navd: the next fix's way is rehearsed before it is due (navd logs
+    /// how many rehearsals ran when it stops), and no rehearsal reaches a client: one navigating `trip_state` per
+    /// epoch written, each with an epoch's time, none twice, the sequence numbers without a gap.
+    @Test func aTenHertzReceiversFixesAreRehearsedAndOnlyTheRealOnesPublished() async throws {
+        let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL())
+        let fixes = FieldTrack(speed: 15, rate: 10, error: FieldTrack.ErrorModel(sigma: 2), seed: 5, startTime: drive.fixes[0].timestamp)
+            .fixes(along: drive.plannedRoute.geometry)
+        let pty = try PtyPair()
+        let navd = try NavdInstance.serial(device: pty.devicePath, valhalla: try Engines.valhallaURL())
+        try navd.start()
+        let client = try navd.connect()
+        let first = try Self.navigate(client, of: navd, writingFrom: fixes, to: pty, every: 0.1)
+        // 80 epochs 0.1 s apart (8 s of driving), at the receiver's pace.
+        let written = Array(fixes[first..<(first + 80)])
+        let start = Date()
+        for (index, fix) in written.enumerated() {
+            Self.write(fix, to: pty)
+            client.drain(for: max(0, start.addingTimeInterval(Double(index + 1) * 0.1).timeIntervalSinceNow))
+        }
+        client.drain(for: 1)
+        #expect(navd.process?.signalAndWait(SIGTERM, timeout: 10) != nil, "navd did not stop on SIGTERM")
+        let times = client.received.filter { $0.type == "trip_state" && $0["state"]?.stringValue == "navigating" && $0["predicted"]?.boolValue != true }
+            .compactMap { $0["time"]?.stringValue }
+        let expected = Set(fixes.prefix(first + 80).map { ISO8601Timestamp.format($0.timestamp) })
+        let writtenTimes = Set(written.map { ISO8601Timestamp.format($0.timestamp) })
+        #expect(Set(times).count == times.count, "an epoch was published twice")
+        #expect(Set(times).isSubset(of: expected), "a trip_state for a fix never written: \(Set(times).subtracting(expected).sorted().prefix(3))")
+        #expect(writtenTimes.isSubset(of: Set(times)), "\(writtenTimes.subtracting(times).count) of 80 epochs not navigated")
+        let seqs = client.received.compactMap { $0["seq"]?.doubleValue }
+        #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "a gap in the events' sequence numbers")
+        let stopped = try #require(navd.log.split(separator: "\n").last { $0.contains("navigation loop stopped") }, "\(navd.log.suffix(2000))")
+        let count = try #require(stopped.split(separator: " ").first { $0.hasPrefix("fixRehearsals=") }.flatMap { Int($0.dropFirst("fixRehearsals=".count)) })
+        // Every epoch at the receiver's rate is rehearsed unless the loop is busy then (a command, a route) or the
+        // epoch came early: most of 80, never more than were written.
+        #expect(count >= 40 && count <= first + 80, "\(count) rehearsals for \(first + 80) epochs")
+        print("navd field: \(count) fix rehearsals for \(first + 80) epochs at 10 Hz, \(times.count) navigating states")
     }
 
     /// The same receiver shape through gpsd: gpsfake plays a GST-carrying receiver; one trip state per epoch.

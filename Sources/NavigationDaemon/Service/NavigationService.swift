@@ -165,7 +165,8 @@ public final class NavigationService: DaemonService {
         // Readings after the loop are dropped, and the feed stops holding the service (its sink captured it).
         location.feed.forwardReadings { _ in }
         notifier.stopping()
-        logger.info("navigation loop stopped")
+        // How many fixes' ways were rehearsed (a field tester's check that the rehearsal runs with their receiver).
+        logger.info("navigation loop stopped", metadata: ["fixRehearsals": "\(state.rehearsals)"])
     }
 
     private func loop() async {
@@ -178,6 +179,7 @@ public final class NavigationService: DaemonService {
             inbox.finish()
         }
         // Shutting down: keep the trip for the next start, stop calculations and the recording.
+        state.rehearsal?.cancel()
         for signal in state.cancels.values { signal.cancel() }
         await children.cancelAllAndWait()
         recording?.stop(reason: "navd stopped")
@@ -274,6 +276,40 @@ public final class NavigationService: DaemonService {
             state.lastStatus = status
             readiness.statusChanged(status)
         }
+        if case .reading(let reading) = input, let fix = reading.fix { scheduleRehearsal(after: fix) }
+    }
+
+    /// Schedules the rehearsal of the next fix's way on the loop's event loop, ``FixCadence/lead`` before the
+    /// receiver's next fix is due (docs/daemon.md, *A fix's way rehearsed*).
+    ///
+    /// Why: at 10 Hz navd's thread wakes every 100 ms to caches that hold little of a fix's code and data; a fix's
+    /// way ran about ten times slower than back to back (docs/performance.md). Run once on a copy shortly before,
+    /// the real fix finds it in the caches.
+    private func scheduleRehearsal(after fix: GNSSFix) {
+        guard let eventLoop = executor?.eventLoop, eventLoop.inEventLoop else { return }
+        let state = self.state
+        state.rehearsal?.cancel()
+        state.rehearsal = nil
+        state.cadence.fixArrived(at: Int64(clamping: NIODeadline.now().uptimeNanoseconds))
+        guard let time = state.cadence.rehearsalTime, let seconds = state.cadence.intervalSeconds else { return }
+        let next = fix.carried(by: seconds)
+        state.rehearsal = eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(clamping: time))) { [weak self] in
+            self?.rehearse(next)
+        }
+    }
+
+    /// Runs `fix`'s way as the loop would, on a copy of the coordinator, and drops what it produced: its events'
+    /// lines are encoded and not sent, its effects not performed. Only while the loop is idle (an input in
+    /// progress warms the caches itself); the loop's state is not changed, so nothing of it reaches a client, the
+    /// journal or a recording.
+    private func rehearse(_ fix: GNSSFix) {
+        guard inbox.claimIfIdle() else { return }
+        let state = self.state
+        state.rehearsal = nil
+        state.rehearsals &+= 1
+        location.feed.rehearseNextReading()
+        _ = FixRehearsal.run(fix, on: state.coordinator, now: now(), seq: hub.seq)
+        inbox.release()
     }
 
     /// How a command's handler answers after the loop moved on: its answer comes back into the loop's queue.
@@ -405,6 +441,11 @@ final class LoopState: @unchecked Sendable {
     var cancels: [Int: CancelSignal] = [:]
     /// The status last told to systemd.
     var lastStatus = ""
+    /// When fixes reach the loop, and the next fix's rehearsal (``NavigationService``'s `scheduleRehearsal`).
+    var cadence = FixCadence()
+    var rehearsal: Scheduled<Void>?
+    /// Fix rehearsals run (wrapping), logged when the loop stops.
+    var rehearsals: UInt64 = 0
     /// What the input being run left for the journal, the voice mode file and the log, handed over after its
     /// events are written.
     var bookkeeping: [Bookkeeping] = []
