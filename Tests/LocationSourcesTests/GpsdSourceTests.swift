@@ -8,20 +8,13 @@ import TestSupport
 /// The gpsd source against a real gpsd: gpsfake replaying logs, and gpsd reading a socat pty.
 @Suite("gpsd source with a real gpsd", .serialized)
 struct GpsdSourceTests {
-    static func gpsfake(_ log: URL, port: Int, once: Bool = true, cycle: String = "0.01") throws -> ExternalProcess {
-        try ExternalProcess("gpsfake", (once ? ["-1"] : []) + ["-q", "-P", String(port), "-c", cycle, log.path])
-    }
-
     /// Every fix gpsd delivers equals the NMEA parser's fix for the same receiver time. (gpsfake paces NMEA at
     /// about one receiver cycle per second whatever its -c, so a handful of fixes keeps the test short.)
     @discardableResult
     static func checkSameFixes(_ log: URL, minimum: Int, cycle: String = "0.01") async throws -> [GNSSFix] {
         let expected = try Fixtures.parsedFixes(log)
         let port = freePort()
-        let fake = try Self.gpsfake(log, port: port, cycle: cycle)
-        // gpsfake replays the log once, whether or not anyone listens: connect as soon as its gpsd does, not
-        // after the source's reconnect backoff (a cold first start of gpsfake can take seconds).
-        #expect(waitForTCPListener(port: port, timeout: 30), "gpsfake's gpsd never listened: \(fake.output.suffix(500))")
+        let fake = try GpsFake.start(log, port: port, cycle: cycle)
         let source = GpsdSource(host: "127.0.0.1", port: String(port))
         let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
         source.start()
@@ -79,7 +72,7 @@ struct GpsdSourceTests {
         let drive = try Fixtures.helsinkiDrive()
         defer { try? FileManager.default.removeItem(at: drive) }
         let port = freePort()
-        var fake: ExternalProcess? = try Self.gpsfake(drive, port: port, once: false, cycle: "0.05")
+        var fake: ExternalProcess? = try GpsFake.start(drive, port: port, once: false, cycle: "0.05")
         let source = GpsdSource(host: "127.0.0.1", port: String(port))
         let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
         source.start()
@@ -90,7 +83,7 @@ struct GpsdSourceTests {
         #expect(await recorder.wait(seconds: 10) { $0.statuses.contains { $0.contains("closed the connection") || $0.contains("cannot connect") } },
             "the stop was not reported: \(recorder.statuses)")
         let before = recorder.fixes.count
-        fake = try Self.gpsfake(drive, port: port, once: false, cycle: "0.05")
+        fake = try GpsFake.start(drive, port: port, once: false, cycle: "0.05")
         #expect(await recorder.wait(seconds: 60) { $0.fixes.count >= before + 3 }, "fixes did not resume: \(recorder.statuses)")
         let connects = recorder.statuses.filter { $0.hasPrefix("connected to gpsd") }.count
         #expect(connects >= 2, "\(recorder.statuses)")
@@ -113,9 +106,8 @@ struct GpsdSourceTests {
         let drive = try Fixtures.helsinkiDrive()
         defer { try? FileManager.default.removeItem(at: drive) }
         let port = freePort()
-        let fake = try Self.gpsfake(drive, port: port, once: false, cycle: "0.05")
+        let fake = try GpsFake.start(drive, port: port, once: false, cycle: "0.05")
         defer { fake.stop() }
-        #expect(waitForTCPListener(port: port, timeout: 30), "gpsfake's gpsd never listened: \(fake.output.suffix(500))")
         // Take every descriptor below 1024.
         var fillers: [Int32] = []
         while fillers.count < 1100 {

@@ -73,9 +73,8 @@ struct ReplaySourceTests {
         // Capture what gpsd itself reports for a corpus log, then read the capture.
         let log = Fixtures.corpusLog("navika-100-fix")
         let port = freePort()
-        let fake = try ExternalProcess("gpsfake", ["-q", "-P", String(port), "-c", "0.05", log.path])
+        let fake = try GpsFake.start(log, port: port, once: false, cycle: "0.05")
         defer { fake.stop() }
-        try await Task.sleep(for: .milliseconds(1000))
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("navd-gpspipe-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: capture) }
         // gpspipe buffers its output: let it stop by itself after 20 lines (about 6 s of reports).

@@ -14,7 +14,7 @@ struct EndToEndDriveTests {
         defer { try? FileManager.default.removeItem(at: log) }
         let port = freePort()
         // -1: play once; -c 0.15 s between sentences: one epoch (RMC + GGA) every 0.3 s.
-        let gpsfake = try ExternalProcess("gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.15", log.path])
+        let gpsfake = try GpsFake.start(log, port: port, cycle: "0.15")
         let navd = try NavdInstance.gpsd(port: port, valhalla: try Engines.valhallaURL())
         try navd.start()
         let client = try navd.connect()

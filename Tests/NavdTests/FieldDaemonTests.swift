@@ -160,12 +160,12 @@ struct FieldDaemonTests {
         try Data(fixes.map { NMEAWriter.sentences(for: $0, profile: .withGST).map { $0 + "\r\n" }.joined() }.joined().utf8).write(to: log)
         defer { try? FileManager.default.removeItem(at: log) }
         let port = freePort()
+        // Five sentences per epoch, 0.04 s apart: an epoch every 0.2 s.
+        let gpsfake = try GpsFake.start(log, port: port, cycle: "0.04")
+        defer { gpsfake.stop() }
         let navd = try NavdInstance.gpsd(port: port, valhalla: try Engines.valhallaURL())
         try navd.start()
         let client = try navd.connect()
-        // Five sentences per epoch, 0.04 s apart: an epoch every 0.2 s.
-        let gpsfake = try ExternalProcess("gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.04", log.path])
-        defer { gpsfake.stop() }
         #expect(client.waitFor(timeout: 20) { $0.type == "trip_state" } != nil, "no fix through gpsd:\n\(navd.log.suffix(2000))\n\(gpsfake.output.suffix(500))")
         _ = client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")
         client.drain(for: Double(fixes.count) * 0.2 + 3)

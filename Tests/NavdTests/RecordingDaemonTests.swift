@@ -266,7 +266,7 @@ struct GpsdRecordingTests {
         let directory = "/tmp/navd-rec-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let port = freePort()
-        let gpsfake = try ExternalProcess("gpsfake", ["-1", "-q", "-P", "\(port)", "-c", "0.1", log.path])
+        let gpsfake = try GpsFake.start(log, port: port, cycle: "0.1")
         defer { gpsfake.stop() }
         let navd = try NavdInstance.gpsd(
             port: port, valhalla: try Engines.valhallaURL(),
