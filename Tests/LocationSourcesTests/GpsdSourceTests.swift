@@ -163,7 +163,8 @@ struct GpsdSourceTests {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        try? await Task.sleep(for: .milliseconds(500))
+        // Started once gpsd listens, so that the source connects at once, not after its reconnect backoff.
+        #expect(waitForTCPListener(port: port, timeout: 30), "gpsd never listened: \(gpsd.output.suffix(500))")
         source.start()
         defer { source.stop() }
         await feed(40)
@@ -187,7 +188,7 @@ struct GpsdSourceTests {
         let port = freePort()
         let gpsd = try ExternalProcess("gpsd", ["-N", "-n", "-b", "-S", String(port), "-F", path("control"), path("gpsA"), path("gpsB")])
         defer { gpsd.stop() }
-        try? await Task.sleep(for: .milliseconds(500))
+        #expect(waitForTCPListener(port: port, timeout: 30), "gpsd never listened: \(gpsd.output.suffix(500))")
         let source = GpsdSource(host: "127.0.0.1", port: String(port), device: path("gpsB"))
         let recorder = FeedRecorder(readings: source.feed.readings, statuses: source.feed.statuses)
         source.start()
