@@ -260,8 +260,8 @@ struct GpsdRecordingTests {
     @Test func gpsdReportsAreRecordedAsReceivedAndTheDriveReplays() async throws {
         let drive = try await DeviatingDrive.make(valhallaURL: try Engines.valhallaURL(), speed: 20)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("navd-rec-\(UUID().uuidString).nmea")
-        // The first 40 epochs: enough for a route and some progress.
-        try Data(drive.fixes.indices.prefix(40).map(drive.nmea).joined().utf8).write(to: log)
+        // The first 60 epochs (12 s at gpsfake's pace): enough for a route and a dozen states on it.
+        try Data(drive.fixes.indices.prefix(60).map(drive.nmea).joined().utf8).write(to: log)
         defer { try? FileManager.default.removeItem(at: log) }
         let directory = "/tmp/navd-rec-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -279,16 +279,29 @@ struct GpsdRecordingTests {
         let client = try navd.connect()
         #expect(client.command(DeviatingDrive.navigateCommand(id: "go"), id: "go")?.type == "reply")
         #expect(client.waitFor(timeout: 30) { $0.type == "route" } != nil, "no route:\n\(navd.log.suffix(2000))")
-        _ = client.waitFor(timeout: 15) { $0.type == "trip_state" && ($0["stepIndex"]?.doubleValue ?? 0) >= 1 }
+        // Twelve navigating states: a count of epochs, wherever in the log navd joined it.
+        var navigating = 0
+        _ = client.waitFor(timeout: 20) { message in
+            if message.type == "trip_state", message["state"]?.stringValue == "navigating" { navigating += 1 }
+            return navigating >= 12
+        }
+        #expect(navigating >= 12, "\(navigating) navigating states:\n\(navd.log.suffix(2000))")
         process.stop(signal: SIGTERM)
         #expect(process.waitForExit(timeout: 10) == 0)
         let file = try #require(RecordingDaemonTests.recordingFiles(directory).first)
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         let reports = lines.filter { $0.hasPrefix(#"{"rec":"gpsd""#) }.compactMap { try? JSONParser.parse(Array($0.utf8))["json"]?.stringValue }
         let tpv = reports.filter { $0.contains(#""class":"TPV""#) }
-        #expect(tpv.count >= 10, "gpsd's TPV reports are recorded as received: \(reports.prefix(3))")
+        #expect(tpv.count >= 12, "gpsd's TPV reports are recorded as received: \(reports.prefix(3))")
         #expect(tpv.allSatisfy { (try? JSONParser.parse(Array($0.utf8)))?["lat"]?.doubleValue != nil || !$0.contains("\"mode\":3") })
         let fixes = lines.filter { $0.hasPrefix(#"{"rec":"fix""#) }.count
+        // Each epoch gpsd reported a position for became one fix (gpsd may report an epoch twice while it learns
+        // the receiver's cycle; navd takes an epoch once).
+        let epochs = Set(tpv.compactMap { report -> String? in
+            guard let parsed = try? JSONParser.parse(Array(report.utf8)), parsed["lat"]?.doubleValue != nil else { return nil }
+            return parsed["time"]?.stringValue
+        })
+        #expect(fixes == epochs.count, "\(fixes) fixes recorded for \(epochs.count) epochs with a position in \(tpv.count) TPV reports")
         print("gpsd recording: \(reports.count) gpsd reports (\(tpv.count) TPV), \(fixes) fixes")
         let replay = try RecordingDaemonTests.navctl(["replay", "--diff", file])
         #expect(replay.status == 0 && replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
