@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import NavigationCore
+import NIOCore
 import RouteAdapters
 
 /// Where routes come from: a routing server through a route adapter, or application code.
@@ -87,6 +88,7 @@ extension RouteHTTPExecutor {
 
     private func fetchRoutesUnscrubbed(_ request: HTTPRequestSpec, parser: any RouteResponseParser) async throws(RouteFetchError) -> [Route] {
         let response = try await execute(request)
+        let received = NIODeadline.now()
         // Named only in an error: working it out of the URL took about 7,000 instructions an answer.
         var server: String { request.server }
         guard (200..<300).contains(response.status) else {
@@ -105,6 +107,10 @@ extension RouteHTTPExecutor {
             parsed = await withTaskExecutorPreference(globalConcurrentExecutor) { Result { try parser.parseRoutes(from: body) } }
         } else {
             parsed = Result { try parser.parseRoutes(from: response.body) }
+            if case .success = parsed {
+                let answer = ParsedAnswer(body: response.body, parser: parser, received: received)
+                lastAnswer.withLock { $0 = answer }
+            }
         }
         do {
             return try parsed.get()
@@ -116,6 +122,17 @@ extension RouteHTTPExecutor {
         } catch {
             throw RouteFetchError(server: server, kind: .invalidResponse, detail: "\(error)")
         }
+    }
+
+    /// Parses the last answer parsed here again and drops the routes: a rehearsal of an answer's way, run shortly
+    /// before an engine's next answer is due so that its parse finds the parser's code and data in the caches
+    /// (navd's navigation loop, docs/daemon.md, *An answer's way rehearsed*). Only answers parsed where their
+    /// request was made are kept (at most ``inlineParseLimit`` bytes), the last one. Returns the routes parsed:
+    /// 0 when no answer was kept.
+    @discardableResult
+    public func rehearseLastAnswer() -> Int {
+        guard let answer = lastAnswer.withLock({ $0 }) else { return 0 }
+        return (try? answer.parser.parseRoutes(from: answer.body).count) ?? 0
     }
 
     static func bodyExcerpt(_ body: Data) -> String {

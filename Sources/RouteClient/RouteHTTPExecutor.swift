@@ -63,6 +63,20 @@ public final class RouteHTTPExecutor: Sendable {
     public let configuration: Configuration
     private let client: EngineHTTPClient
     private let observer = HandlerSlot<Exchange>()
+    /// The last answer parsed where its request was made (one of at most ``inlineParseLimit`` bytes) and its
+    /// parser: what ``rehearseLastAnswer()`` parses again shortly before the next answer is due.
+    let lastAnswer = Mutex<ParsedAnswer?>(nil)
+
+    struct ParsedAnswer: Sendable {
+        var body: Data
+        var parser: any RouteResponseParser
+        /// When its last byte came (before the parse).
+        var received: NIODeadline
+    }
+
+    /// When the last answer parsed here (``rehearseLastAnswer()``) came, its last byte, before its parse: how long
+    /// an engine took is this less when its request was sent. nil before the first.
+    public var lastAnswerReceived: NIODeadline? { lastAnswer.withLock { $0?.received } }
 
     /// Who sees every exchange (the flight recorder); nil: nobody.
     public func observe(_ observer: (@Sendable (Exchange) -> Void)?) {

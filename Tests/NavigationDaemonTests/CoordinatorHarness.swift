@@ -27,6 +27,13 @@ struct CoordinatorHarness {
             settings: TripCoordinator.Settings(config: config), idPrefix: "t", resume: resume, confirmAgeOnFirstFix: confirmResumeAge)
     }
 
+    /// A harness whose reroutes are taken whatever they gain (`accept = always`).
+    static func acceptingEveryReroute() -> CoordinatorHarness {
+        var settings = NavdConfig.Reroute()
+        settings.accept = .always
+        return CoordinatorHarness(reroute: settings)
+    }
+
     static func route() throws -> Route {
         let data = try Data(contentsOf: repoRoot.appendingPathComponent("Tests/RouteAdaptersTests/Fixtures/helsinki_osrm_plain.json"))
         return try #require(try OSRMResponseParser().parseRoutes(from: data).first)

@@ -112,7 +112,7 @@ import Testing
         for index in 1..<drive.count {
             let previous = GNSSFix(location: drive[index - 1], quality: GNSSQuality(mode: .threeDimensional))
             let gap = drive[index].timestamp.timeIntervalSince(drive[index - 1].timestamp)
-            let bytes = FixRehearsal.run(previous.carried(by: gap), on: rehearsed.coordinator, now: rehearsed.now.addingTimeInterval(gap), seq: 41)
+            let bytes = Rehearsal.fix(previous.carried(by: gap), on: rehearsed.coordinator, now: rehearsed.now.addingTimeInterval(gap), seq: 41)
             if previousAccepted { #expect(bytes > 100, "the rehearsal of fix \(index) encoded \(bytes) bytes") }
             let effects = plain.feed(drive[index])
             let expected = Self.text(of: effects)
@@ -130,9 +130,7 @@ import Testing
     /// session is the only one, and its answer is applied as by a coordinator never rehearsed (the rehearsals'
     /// sessions never existed).
     @Test func aRerouteAnswerAfterRehearsalsIsTakenAsWithoutThem() throws {
-        var settings = NavdConfig.Reroute()
-        settings.accept = .always
-        var harness = CoordinatorHarness(reroute: settings)
+        var harness = CoordinatorHarness.acceptingEveryReroute()
         let route = try CoordinatorHarness.route()
         // As TripCoordinatorTests.offRouteWithRerouteInFlight, then back on the route (as TripClockTests.rerouted).
         let on = CoordinatorHarness.fixes(along: route)
@@ -143,7 +141,7 @@ import Testing
         for index in 1..<32 {
             let previous = GNSSFix(location: drive[index - 1], quality: GNSSQuality(mode: .threeDimensional))
             // Rehearsed three times: each on a copy, none leaves a session behind.
-            for _ in 0..<3 { _ = FixRehearsal.run(previous.carried(by: 1), on: harness.coordinator, now: harness.now, seq: 7) }
+            for _ in 0..<3 { _ = Rehearsal.fix(previous.carried(by: 1), on: harness.coordinator, now: harness.now, seq: 7) }
             started += harness.feed(drive[index]).startedSessions.map(\.session)
         }
         let session = try #require(started.first, "no reroute on the off-route drive")

@@ -12,6 +12,9 @@ public final class FaultyEngine: @unchecked Sendable {
     public enum Behaviour: String, Sendable, CaseIterable {
         /// Forward the request to the real engine and relay its answer.
         case forward
+        /// Forward the request and relay the answer no sooner than `forwardDelay` seconds after the request came:
+        /// an engine that takes that long (a remote provider, a loaded server).
+        case slowForward
         /// HTTP 500 with a JSON body.
         case internalError
         /// HTTP 200 with an HTML page (a captive portal, a proxy's error page).
@@ -43,6 +46,8 @@ public final class FaultyEngine: @unchecked Sendable {
     /// Where `.forward` sends requests: `host:port` of the real engine.
     public let upstreamPort: Int
     public var slowDelay: Double = 3
+    /// How long `.slowForward` takes at least, seconds.
+    public var forwardDelay: Double = 0.02
     /// How much longer everything takes in `.heavyTraffic`.
     public var trafficFactor: Double = 1.5
     /// The road `.jam` slows down, and how much.
@@ -123,6 +128,11 @@ public final class FaultyEngine: @unchecked Sendable {
         switch behaviour {
         case .forward:
             Self.send(client, forward(request))
+        case .slowForward:
+            let due = Date().addingTimeInterval(forwardDelay)
+            let answer = forward(request)
+            Thread.sleep(until: due)
+            Self.send(client, answer)
         case .internalError:
             Self.send(client, Self.response(status: "500 Internal Server Error", type: "application/json", body: Array(#"{"error":"worker crashed"}"#.utf8)))
         case .htmlWith200:

@@ -166,7 +166,7 @@ public final class NavigationService: DaemonService {
         location.feed.forwardReadings { _ in }
         notifier.stopping()
         // How many fixes' ways were rehearsed (a field tester's check that the rehearsal runs with their receiver).
-        logger.info("navigation loop stopped", metadata: ["fixRehearsals": "\(state.rehearsals)"])
+        logger.info("navigation loop stopped", metadata: ["fixRehearsals": "\(state.rehearsals)", "answerRehearsals": "\(state.answerRehearsals)"])
     }
 
     private func loop() async {
@@ -180,6 +180,7 @@ public final class NavigationService: DaemonService {
         }
         // Shutting down: keep the trip for the next start, stop calculations and the recording.
         state.rehearsal?.cancel()
+        state.answerRehearsal?.task.cancel()
         for signal in state.cancels.values { signal.cancel() }
         await children.cancelAllAndWait()
         recording?.stop(reason: "navd stopped")
@@ -227,6 +228,7 @@ public final class NavigationService: DaemonService {
             loopInput = .attemptFailed(session: session, failure)
         case .finished(let session, let outcome):
             state.cancels[session] = nil
+            answerArrived(session: session, outcome)
             loopInput = .finished(session: session, outcome)
         case .tick:
             loopInput = .tick
@@ -308,7 +310,63 @@ public final class NavigationService: DaemonService {
         state.rehearsal = nil
         state.rehearsals &+= 1
         location.feed.rehearseNextReading()
-        _ = FixRehearsal.run(fix, on: state.coordinator, now: now(), seq: hub.seq)
+        _ = Rehearsal.fix(fix, on: state.coordinator, now: now(), seq: hub.seq)
+        inbox.release()
+    }
+
+    /// Notes when `session`'s request went to the engine and schedules the rehearsal of its answer's way on the
+    /// loop's event loop, ``EngineCadence/lead`` before the engine's fastest recent answer's last byte would come
+    /// (docs/daemon.md, *An answer's way rehearsed*). Called right after the session's task ran until it waits
+    /// for the answer: on a kept-alive connection its request is written by then.
+    ///
+    /// Why: an engine computes for milliseconds, in which its own work and the clients' evict navd's from the
+    /// caches; an answer's way from its last `read` to the `route` event's `write` took 0.7–0.9 ms against about
+    /// 0.15 ms back to back (docs/performance.md).
+    private func scheduleAnswerRehearsal(session: Int) {
+        guard let eventLoop = executor?.eventLoop, eventLoop.inEventLoop else { return }
+        let state = self.state
+        let sent = Int64(clamping: NIODeadline.now().uptimeNanoseconds)
+        state.sessionStarts[session] = sent
+        guard let delay = state.engineCadence.rehearsalDelay, state.lastAnswer != nil else { return }
+        state.answerRehearsal?.task.cancel()
+        let task: Scheduled<Void> = eventLoop.scheduleTask(deadline: .uptimeNanoseconds(UInt64(clamping: sent &+ delay))) { [weak self] in
+            self?.rehearseAnswer(session: session)
+        }
+        state.answerRehearsal = (session, task)
+    }
+
+    /// `session`'s answer reached the loop: the engine's time is learned from a first attempt's success, a short
+    /// enough answer is kept for the next rehearsal, and a rehearsal still pending for the session is cancelled.
+    private func answerArrived(session: Int, _ outcome: RouteCalculationRunner.Outcome) {
+        let state = self.state
+        if state.answerRehearsal?.session == session {
+            state.answerRehearsal?.task.cancel()
+            state.answerRehearsal = nil
+        }
+        guard let sent = state.sessionStarts.removeValue(forKey: session), case .success(let routes) = outcome.result else { return }
+        // The engine's time: to the answer's last byte, before navd parsed it (the client's last answer, parsed
+        // just now, unless it was parsed elsewhere: a long one, whose time would then be before `sent`).
+        if outcome.attempts == 1, let received = state.runner.engines.first?.fetcher.executor.lastAnswerReceived {
+            let (took, overflow) = Int64(clamping: received.uptimeNanoseconds).subtractingReportingOverflow(sent)
+            if !overflow { state.engineCadence.answered(after: took) }
+        }
+        if Rehearsal.isRehearsable(routes) { state.lastAnswer = routes }
+    }
+
+    /// Runs an answer's way as the loop would, while `session` still waits for its engine: the engine's client
+    /// parses the last answer it parsed again, and a copy of the coordinator takes the last answer taken as
+    /// `session`'s; what they produce is dropped. Only while the loop is idle; the loop's state is not changed, so
+    /// nothing of it reaches a client, the journal, an engine or a recording. An answer that comes meanwhile waits
+    /// for the rehearsal (about an answer's own way in navd).
+    private func rehearseAnswer(session: Int) {
+        guard inbox.claimIfIdle() else { return }
+        let state = self.state
+        state.answerRehearsal = nil
+        if state.cancels[session] != nil, let routes = state.lastAnswer {
+            state.answerRehearsals &+= 1
+            state.runner.engines.first?.fetcher.executor.rehearseLastAnswer()
+            _ = Rehearsal.answer(routes, session: session, on: state.coordinator, now: now(), seq: hub.seq)
+        }
         inbox.release()
     }
 
@@ -377,11 +435,14 @@ public final class NavigationService: DaemonService {
                         runOrQueue(.finished(session: session, outcome))
                     }
                 }
+                scheduleAnswerRehearsal(session: session)
             case .activeRouteChanged(let route):
                 location.simulator?.follow(route)
                 for notice in route?.notices ?? [] { state.bookkeeping.append(.log(.warning, "route answer not used as it came: \(notice)")) }
             case .cancelCalculation(let session):
                 state.cancels.removeValue(forKey: session)?.cancel()
+                state.sessionStarts[session] = nil
+                if state.answerRehearsal?.session == session { state.answerRehearsal?.task.cancel() }
             case .saveJournal(let record):
                 // Recorded here, in the order of the lines around it; written after them (`Bookkeeping`).
                 recorder?.recordLine(JournalDecision.save(record).line)
@@ -446,6 +507,17 @@ final class LoopState: @unchecked Sendable {
     var rehearsal: Scheduled<Void>?
     /// Fix rehearsals run (wrapping), logged when the loop stops.
     var rehearsals: UInt64 = 0
+    /// When each running session's request went to its engine (the event loop's clock, nanoseconds), how long
+    /// the engine's answers took, and the pending rehearsal of an answer's way (``NavigationService``'s
+    /// `scheduleAnswerRehearsal`).
+    var sessionStarts: [Int: Int64] = [:]
+    var engineCadence = EngineCadence()
+    var answerRehearsal: (session: Int, task: Scheduled<Void>)?
+    /// The routes of the last answer taken that is short enough to rehearse (``Rehearsal/longestAnswer``): what
+    /// an answer's rehearsal applies while the next session's engine computes.
+    var lastAnswer: [Route]?
+    /// Answer rehearsals run (wrapping), logged when the loop stops.
+    var answerRehearsals: UInt64 = 0
     /// What the input being run left for the journal, the voice mode file and the log, handed over after its
     /// events are written.
     var bookkeeping: [Bookkeeping] = []
