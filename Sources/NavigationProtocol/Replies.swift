@@ -18,6 +18,16 @@ public struct NavigateReply: Codable, Hashable, Sendable {
         self.originAge = originAge
         self.originStale = originStale
     }
+
+    /// The reply's `result` object: what `JSONValueEncoder` makes of this value (nil members left out), made by
+    /// hand. A `navigate`'s reply is made before its route's request goes to the engine, and the `Encodable`
+    /// machinery, cold by then, took about 40 µs of that.
+    public var resultObject: [String: JSONValue] {
+        var object: [String: JSONValue] = ["session": .number(Double(session)), "waitingForFix": .bool(waitingForFix)]
+        if let originAge { object["originAge"] = .number(originAge) }
+        if let originStale { object["originStale"] = .bool(originStale) }
+        return object
+    }
 }
 
 /// `snap_route`: the map-matching session started.

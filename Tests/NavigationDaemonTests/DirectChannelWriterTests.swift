@@ -19,7 +19,9 @@ struct DirectChannelWriterTests {
         let peer: CInt
         private var peerOpen = true
 
-        init(outboxLimit: Int = 16) throws {
+        /// - Parameter startingWriter: false to queue lines before the writer starts (``startWriter()``), which
+        ///   then takes them all at once.
+        init(outboxLimit: Int = 16, startingWriter: Bool = true) throws {
             var ends: [CInt] = [0, 0]
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
             peer = ends[1]
@@ -28,8 +30,10 @@ struct DirectChannelWriterTests {
                 .withConnectedSocket(ends[0]).wait()
             outbox = ClientOutbox(limit: outboxLimit)
             writer = ChannelWriter(channel: channel, outbox: outbox, descriptor: ends[0])
-            writer.start(scheduler: WriterScheduler())
+            if startingWriter { startWriter() }
         }
+
+        func startWriter() { writer.start(scheduler: WriterScheduler()) }
 
         /// Closes the test's end, as a client that leaves.
         func closePeer() {
@@ -48,6 +52,12 @@ struct DirectChannelWriterTests {
         func linesSentDirectly() throws -> Int {
             let writer = self.writer
             return try channel.eventLoop.submit { writer.linesSentDirectly }.wait()
+        }
+
+        /// The system calls that sent them, read the same way.
+        func directSendCalls() throws -> Int {
+            let writer = self.writer
+            return try channel.eventLoop.submit { writer.directSendCalls }.wait()
         }
 
         /// Reads from the test's end until `count` bytes came or `seconds` passed without any.
@@ -78,14 +88,32 @@ struct DirectChannelWriterTests {
         #expect(try pair.linesSentDirectly() == 3)
     }
 
+    /// Lines waiting together (an input's events: a session's end, a trip_state, a route) go to the socket in one
+    /// system call, in order: the client is woken once, not once per line.
+    @Test(arguments: [2, 3, 64, 65, 200])
+    func linesWaitingTogetherGoInOneSystemCallPerBatch(count: Int) throws {
+        let pair = try Pair(outboxLimit: 1000, startingWriter: false)
+        let lines = (0..<count).map { Self.line($0, padding: $0 % 7 * 100) }
+        for line in lines { #expect(pair.outbox.enqueue(line: line, eventType: nil)) }
+        pair.startWriter()
+        let expected = lines.flatMap { $0 }
+        #expect(pair.read(bytes: expected.count) == expected)
+        #expect(try pair.linesSentDirectly() == count)
+        let batches = (count + ChannelWriter.linesPerSend - 1) / ChannelWriter.linesPerSend
+        #expect(try pair.directSendCalls() == batches)
+    }
+
     /// The test's end reads nothing until 400 lines of 4 KB are queued: the socket takes what it has room for,
     /// NIO the rest, and once read every line is there once, in order. Then NIO holds nothing, and the next line
-    /// is sent directly again.
-    @Test func aFullSocketHandsTheRestToNIOAndTheOrderHolds() throws {
-        let pair = try Pair(outboxLimit: 1000)
+    /// is sent directly again. Queued while the writer runs (a line or a few at a time), or all before it starts
+    /// (batches of 64 lines, the socket filling in the middle of one).
+    @Test(arguments: [true, false])
+    func aFullSocketHandsTheRestToNIOAndTheOrderHolds(writerRunning: Bool) throws {
+        let pair = try Pair(outboxLimit: 1000, startingWriter: writerRunning)
         let count = 400
         let lines = (0..<count).map { Self.line($0, padding: 4000) }
         for line in lines { #expect(pair.outbox.enqueue(line: line, eventType: nil)) }
+        if !writerRunning { pair.startWriter() }
         let expected = lines.flatMap { $0 }
         let received = pair.read(bytes: expected.count)
         #expect(received.count == expected.count)

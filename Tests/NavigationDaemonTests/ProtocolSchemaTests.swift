@@ -1,6 +1,6 @@
 import Foundation
 import NavigationCore
-import NavigationDaemon
+@testable import NavigationDaemon
 import NavigationProtocol
 import Testing
 
@@ -34,5 +34,23 @@ import Testing
         let names = CommandRouter.standard().commandTypes + EventType.allCases.map(\.rawValue) + ProtocolError.Code.allCases.map(\.rawValue)
         let missing = names.filter { !page.contains("`\($0)`") }
         #expect(missing.isEmpty, "docs/protocol.md does not name: \(missing)")
+    }
+}
+
+/// `navigate`'s reply is made by hand (it comes before the route's request): the same object the `Encodable`
+/// machinery makes, the router's way to it included.
+@Suite struct NavigateReplyObjectTests {
+    @Test(arguments: [
+        NavigateReply(session: 1, waitingForFix: false),
+        NavigateReply(session: 7, waitingForFix: true),
+        NavigateReply(session: 2_147_483_647, waitingForFix: false, originAge: 0.25, originStale: false),
+        NavigateReply(session: 3, waitingForFix: false, originAge: 42.5, originStale: true),
+        NavigateReply(session: 4, waitingForFix: false, originAge: nil, originStale: true),
+        NavigateReply(session: 5, waitingForFix: true, originAge: 1e-9, originStale: nil),
+    ])
+    func madeByHandAsTheEncoderMakesIt(reply: NavigateReply) throws {
+        let encoded = try #require(try JSONValueEncoder().encode(reply).objectValue)
+        #expect(reply.resultObject == encoded)
+        #expect(CommandRouter.encoded(reply) == encoded)
     }
 }

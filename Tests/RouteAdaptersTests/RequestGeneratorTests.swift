@@ -318,6 +318,26 @@ struct RequestGeneratorTests {
         }
     }
 
+    /// Valhalla's request URL is made once per base URL: a base changed after the generator was made is the one
+    /// requests go to, and a base that is no URL is refused at the request, as before, until it is one.
+    @Test(arguments: [
+        ("http://h:1", "http://h:1/route"), ("http://h:1/", "http://h:1/route"), ("https://api.example.com/valhalla?api_key=k", "https://api.example.com/valhalla/route?api_key=k"),
+    ])
+    func valhallaRequestsGoToTheBaseURLItHasNow(base: String, expected: String) throws {
+        let query = RouteQuery(origin: Self.origin, waypoints: [Self.destination])
+        var generator = ValhallaRequestGenerator(baseURL: "http://first:8002")
+        #expect(try generator.routeRequest(for: query).url == "http://first:8002/route")
+        generator.baseURL = base
+        #expect(try generator.routeRequest(for: query).url == expected)
+        #expect(try ValhallaRequestGenerator(baseURL: base).routeRequest(for: query).url == expected)
+        generator.baseURL = "ftp://example.org"
+        #expect(throws: RouteRequestError.invalidBaseURL("ftp://example.org")) { try generator.routeRequest(for: query) }
+        // The waypoints are checked first, whatever the base.
+        #expect(throws: RouteRequestError.noWaypoints) { try generator.routeRequest(for: RouteQuery(origin: Self.origin, waypoints: [])) }
+        generator.baseURL = base
+        #expect(try generator.routeRequest(for: query).url == expected)
+    }
+
     @Test func adaptersPairGeneratorsWithTheOSRMParser() throws {
         let query = RouteQuery(origin: Self.origin, waypoints: [Self.destination])
         #expect(try RouteAdapter.valhalla(baseURL: "http://h:1").requestGenerator.routeRequest(for: query).url == "http://h:1/route")

@@ -34,8 +34,9 @@ public final class ChannelWriter: Sendable {
     /// Lines handed to NIO that it has not yet written or failed: while there are any, a new line goes behind
     /// them, through NIO. Changed only on the channel's event loop.
     private let heldByNIO = Atomic(0)
-    /// Lines sent straight to the socket, for tests and diagnostics.
+    /// Lines sent straight to the socket, and the system calls that sent them, for tests and diagnostics.
     private let sentDirectly = Atomic(0)
+    private let sendCalls = Atomic(0)
 
     /// - Parameter descriptor: the channel's socket descriptor when navd accepted it (lines are sent to it
     ///   directly), nil to write every line through the channel.
@@ -47,6 +48,8 @@ public final class ChannelWriter: Sendable {
 
     /// How many lines went to the socket without NIO.
     var linesSentDirectly: Int { sentDirectly.load(ordering: .relaxed) }
+    /// How many system calls sent lines to the socket (one for all the lines taken together).
+    var directSendCalls: Int { sendCalls.load(ordering: .relaxed) }
 
     /// Starts writing: from now on every message queued in the outbox reaches the socket.
     public func start(scheduler: WriterScheduler) {
@@ -95,21 +98,25 @@ public final class ChannelWriter: Sendable {
     }
 
     /// Writes lines in order: sent to the socket while it takes each whole and NIO holds none of this client's
-    /// lines; from the first it does not take (its unsent part), through NIO.
+    /// lines; from the first it does not take (its unsent part), through NIO. Lines taken together go in one
+    /// system call (``linesPerSend`` at most): one wake-up of the client for an input's events, not one per line,
+    /// so that a client woken by the first line does not take the core from navd before the rest are sent.
     private func write(_ lines: some Collection<ByteBuffer>) {
         var next = lines.startIndex
         var handed = false
         if let descriptor, heldByNIO.load(ordering: .relaxed) == 0 {
             var sent = 0
             while next != lines.endIndex {
-                let unsent = send(lines[next], to: descriptor)
-                next = lines.index(after: next)
-                guard let unsent else {
-                    sent += 1
-                    continue
-                }
+                let batchEnd = lines.index(next, offsetBy: Self.linesPerSend, limitedBy: lines.endIndex) ?? lines.endIndex
+                let batch = lines[next..<batchEnd]
+                let result = batch.count == 1 ? Self.send(batch[next], to: descriptor) : Self.send(batch, to: descriptor)
+                sendCalls.add(1, ordering: .relaxed)
+                sent += result.whole
+                next = lines.index(next, offsetBy: result.whole)
+                guard let unsent = result.unsent else { continue }
                 handToNIO(unsent)
                 handed = true
+                next = lines.index(after: next)
                 break
             }
             if sent > 0 { sentDirectly.add(sent, ordering: .relaxed) }
@@ -122,21 +129,68 @@ public final class ChannelWriter: Sendable {
         if handed { channel.flush() }
     }
 
-    /// Sends one line to the socket with one `send`: nil when the socket took it whole, else what is left of
-    /// it (all of it when the socket refused it: full, or the peer is gone; NIO's write then meets the same
-    /// condition and handles it as it always has, waiting for room or closing the channel on an error).
-    private func send(_ line: ByteBuffer, to descriptor: CInt) -> ByteBuffer? {
+    /// What one system call took of the lines given to it: how many it took whole, in order, and what is left of
+    /// the line after them (all of it when the socket refused it: full, or the peer is gone; NIO's write then meets
+    /// the same condition and handles it as it always has, waiting for room or closing the channel on an error).
+    /// `unsent` is nil when every line was taken whole.
+    struct SendResult {
+        var whole: Int
+        var unsent: ByteBuffer?
+    }
+
+    /// The most lines one `sendmsg` carries (well under the system's `IOV_MAX` of 1024).
+    static let linesPerSend = 64
+
+    /// Sends one line with one `send`.
+    private static func send(_ line: ByteBuffer, to descriptor: CInt) -> SendResult {
         let length = line.readableBytes
         while true {
             let result = line.withUnsafeReadableBytes { bytes in
                 Glibc.send(descriptor, bytes.baseAddress, length, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
             }
-            if result == length { return nil }
+            if result == length { return SendResult(whole: 1, unsent: nil) }
             if result < 0, errno == EINTR { continue }
             var unsent = line
             if result > 0 { unsent.moveReaderIndex(forwardBy: result) }
-            return unsent
+            return SendResult(whole: 0, unsent: unsent)
         }
+    }
+
+    /// Sends lines with one `sendmsg`, a vector entry per line (no copy). The lines' storage is held by `lines`,
+    /// which nothing changes during the call, so their bytes stay where the vector points.
+    private static func send(_ lines: some Collection<ByteBuffer>, to descriptor: CInt) -> SendResult {
+        let count = lines.count
+        var total = 0
+        let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vector in
+            for (slot, line) in zip(vector.indices, lines) {
+                let base = line.withUnsafeReadableBytes { UnsafeMutableRawPointer(mutating: $0.baseAddress) }
+                vector[slot] = iovec(iov_base: base, iov_len: line.readableBytes)
+                total += line.readableBytes
+            }
+            var message = msghdr()
+            message.msg_iov = vector.baseAddress
+            message.msg_iovlen = count
+            while true {
+                let result = sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                if result < 0, errno == EINTR { continue }
+                return result
+            }
+        }
+        if result == total { return SendResult(whole: count, unsent: nil) }
+        // Taken in part, or refused (a negative result takes nothing): the lines taken whole, then what is left of
+        // the line the socket stopped in.
+        var taken = max(result, 0)
+        var whole = 0
+        for line in lines {
+            guard taken >= line.readableBytes else {
+                var unsent = line
+                unsent.moveReaderIndex(forwardBy: taken)
+                return SendResult(whole: whole, unsent: unsent)
+            }
+            taken -= line.readableBytes
+            whole += 1
+        }
+        return SendResult(whole: whole, unsent: nil)  // not reached: the socket took fewer bytes than were given
     }
 
     /// Writes a line through the channel (not flushed); counted, on a socket of navd's own, until NIO has

@@ -75,7 +75,9 @@ public struct CommandRouter: Sendable {
 
     /// A handler's typed result as a reply's `result` object.
     static func encoded<Result: Encodable>(_ result: Result) -> [String: JSONValue] {
-        (try? JSONValueEncoder().encode(result))?.objectValue ?? [:]
+        // `navigate`'s, made before its request is written, by hand (the same object).
+        if let reply = result as? NavigateReply { return reply.resultObject }
+        return (try? JSONValueEncoder().encode(result))?.objectValue ?? [:]
     }
 
     public var commandTypes: [String] { routes.keys.sorted() }

@@ -4,7 +4,10 @@ import NavigationCore
 
 /// Builds Valhalla `/route` requests that answer in OSRM format with banner and voice instructions.
 public struct ValhallaRequestGenerator: RouteRequestGenerator {
-    public var baseURL: String
+    public var baseURL: String { didSet { routeURL = Self.routeURL(base: baseURL) } }
+    /// `baseURL` joined with `/route`, or why it cannot be: made once per base, not per request (Foundation's URL
+    /// parser, cold by the time a `navigate` comes, took about 30 µs of its way to the engine).
+    private var routeURL: Result<String, RouteRequestError>
     /// Valhalla costing model: `auto`, `truck`, `bicycle`, `pedestrian`, `motor_scooter`, ...
     public var profile: String
     /// `kilometers` or `miles`: units of the spoken and written distances.
@@ -19,10 +22,15 @@ public struct ValhallaRequestGenerator: RouteRequestGenerator {
         options: [String: JSONValue] = [:]
     ) {
         self.baseURL = baseURL
+        routeURL = Self.routeURL(base: baseURL)
         self.profile = profile
         self.units = units
         self.language = language
         self.options = options
+    }
+
+    private static func routeURL(base: String) -> Result<String, RouteRequestError> {
+        Result { () throws(RouteRequestError) in try makeURL(base: base, path: "/route") }
     }
 
     /// Shape attributes asked for so that routes carry per-segment annotations (speed, limit, time, length).
@@ -55,7 +63,7 @@ public struct ValhallaRequestGenerator: RouteRequestGenerator {
         if query.alternatives > 0 { body = body.merging(["alternates": .number(Double(query.alternatives))]) }
         body = body.merging(.object(options)).merging(.object(query.options))
         return HTTPRequestSpec(
-            method: .post, url: try makeURL(base: baseURL, path: "/route"),
+            method: .post, url: try routeURL.get(),
             headers: ["Content-Type": "application/json", "Accept": "application/json"], body: encodeJSONBody(body))
     }
 
