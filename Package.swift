@@ -206,7 +206,7 @@ let package = Package(
             name: "NavigationDaemonTests",
             dependencies: [
                 "NavigationCore", "RoadAhead", "TripPlanning", "RouteAdapters", "RouteClient", "NavigationProtocol", "NavigationDaemon", "LocationSources",
-                "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "SystemSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -223,7 +223,7 @@ let package = Package(
             name: "NavdTests",
             dependencies: [
                 "navd", "navctl", "NavdClient", "NavigationCore", "NMEA", "NavigationProtocol", "RoadAhead", "RouteAdapters", "RouteClient", "TestSupport",
-                "Guidance",
+                "Guidance", "SystemSupport",
             ],
             // Tools the tests run (slowfs.py: slow storage through FUSE), read by path.
             exclude: ["Fixtures"]

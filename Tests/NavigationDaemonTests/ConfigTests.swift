@@ -20,6 +20,7 @@ import Testing
         #expect(config.reroute.policy == .automatic)
         #expect(config.speedAlert == SpeedAlertRules(), "the shipped [speed_alert] says the defaults")
         #expect(config.roadAhead == NavdConfig.RoadAhead(), "the shipped [road_ahead] says the defaults")
+        #expect(config.performance == NavdConfig.Performance(), "the shipped [performance] says the defaults")
     }
 
     @Test func speedAlertRulesAreRead() throws {
@@ -40,6 +41,13 @@ import Testing
         let config = try ConfigLoader.parse("", file: "empty.toml")
         #expect(config.gnss == NavdConfig.GNSS())
         #expect(config.reroute == NavdConfig.Reroute())
+        #expect(config.performance.holdCPUsAwake)
+    }
+
+    @Test(arguments: [true, false])
+    func holdingIdleCPUsAwakeIsRead(_ hold: Bool) throws {
+        let config = try ConfigLoader.parse("[performance]\nhold_cpus_awake = \(hold)", file: "navd.toml")
+        #expect(config.performance.holdCPUsAwake == hold)
     }
 
     @Test func theIssueMinimumInterfaceParses() throws {
@@ -105,6 +113,8 @@ import Testing
         Bad(text: "[speed_alert]\nhold = 1e300", key: "speed_alert.hold", says: "outside"),
         Bad(text: "[speed_alert]\nenabled = 1", key: "speed_alert.enabled", says: "true or false"),
         Bad(text: "[speed_alert]\ntolerance = 5", key: "speed_alert.tolerance", says: "unknown key"),
+        Bad(text: "[performance]\nhold_cpus_awake = \"yes\"", key: "performance.hold_cpus_awake", says: "true or false"),
+        Bad(text: "[performance]\npoll_idle = true", key: "performance.poll_idle", says: "unknown key"),
         Bad(text: "[road_ahead]\nhorizon = -1", key: "road_ahead.horizon", says: "outside"),
         Bad(text: "[road_ahead]\nmax_objects = 1e300", key: "road_ahead.max_objects", says: "outside"),
         // Numbers past what their key can mean (CheckedNumber): a control id of 2^63 trapped, on SIGHUP too.

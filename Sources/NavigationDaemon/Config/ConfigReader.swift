@@ -20,7 +20,7 @@ struct ConfigReader {
 
     mutating func readConfig() -> NavdConfig {
         var config = NavdConfig()
-        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "speed_alert", "road_ahead", "free_drive", "guidance", "web"]
+        let sections = ["gnss", "routing", "controller", "reroute", "socket", "journal", "recording", "logging", "performance", "speed_alert", "road_ahead", "free_drive", "guidance", "web"]
         let top = root.objectValue ?? [:]
         reportUnknown(top, known: sections, prefix: "")
         readGNSS(top["gnss"], into: &config.gnss)
@@ -31,6 +31,7 @@ struct ConfigReader {
         readJournal(top["journal"], into: &config.journal)
         readRecording(top["recording"], into: &config.recording)
         readLogging(top["logging"], into: &config.logging)
+        readPerformance(top["performance"], into: &config.performance)
         readSpeedAlert(top["speed_alert"], into: &config.speedAlert)
         readRoadAhead(top["road_ahead"], into: &config.roadAhead)
         readFreeDrive(top["free_drive"], into: &config.freeDrive)
@@ -325,6 +326,12 @@ struct ConfigReader {
         if recording.maxTotalMegabytes < recording.maxFileMegabytes {
             fail("recording.max_total_mb", "\(recording.maxTotalMegabytes) is less than recording.max_file_mb (\(recording.maxFileMegabytes))")
         }
+    }
+
+    private mutating func readPerformance(_ value: JSONValue?, into performance: inout NavdConfig.Performance) {
+        guard let table = section(value, "performance") else { return }
+        reportUnknown(table, known: ["hold_cpus_awake"], prefix: "performance.")
+        flag(table, "hold_cpus_awake", section: "performance", into: &performance.holdCPUsAwake)
     }
 
     private mutating func readLogging(_ value: JSONValue?, into logging: inout NavdConfig.Logging) {

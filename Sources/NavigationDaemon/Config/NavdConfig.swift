@@ -18,6 +18,7 @@ public struct NavdConfig: Sendable {
     public var journal = Journal()
     public var recording = Recording()
     public var logging = Logging()
+    public var performance = Performance()
     /// When a speed alert is raised (`[speed_alert]`).
     public var speedAlert = SpeedAlertRules()
     public var roadAhead = RoadAhead()
@@ -204,6 +205,13 @@ public struct NavdConfig: Sendable {
         public var maxFileMegabytes = 64.0
         /// Megabytes all recordings in `directory` may take; the oldest files are deleted beyond it.
         public var maxTotalMegabytes = 1024.0
+    }
+
+    public struct Performance: Sendable, Equatable {
+        public init() {}
+        /// Hold idle CPUs awake (Linux's CPU latency request, /dev/cpu_dma_latency, at 0 µs) in the few
+        /// milliseconds before a fix or a local engine's route answer is due; read at start.
+        public var holdCPUsAwake = true
     }
 
     public struct Logging: Sendable, Equatable {

@@ -18,6 +18,9 @@ struct EngineCadence: Equatable {
     static let longest: Int64 = 10_000_000_000
     /// How many of the last answers are remembered.
     static let remembered = 8
+    /// An engine whose fastest recent answer came within this is taken for a local one (its whole exchange is
+    /// short enough to hold idle CPUs awake for, ``WakeHold``), nanoseconds.
+    static let local: Int64 = 50_000_000
 
     /// How long the last answers took, nanoseconds, oldest first (at most ``remembered``).
     private(set) var recent: [Int64] = []
@@ -29,6 +32,9 @@ struct EngineCadence: Equatable {
         if recent.count == Self.remembered { recent.removeFirst() }
         recent.append(nanoseconds)
     }
+
+    /// Whether the engine answers as a local one does (``local``); true before any answer was learned.
+    var isLocal: Bool { (recent.min() ?? 0) < Self.local }
 
     /// How long after a request is sent to rehearse its answer's way, nanoseconds; nil when no answer was learned
     /// or the engine answers too soon to rehearse for (``shortest``).

@@ -92,13 +92,14 @@ public enum NavdDaemon {
         let policy = AccessPolicy(socket: config.socket)
         for name in policy.unknownNames { logger.warning("socket control list names an unknown \(name)") }
         if let warning = ConfigFileSafety.warning(path: configPath) { logger.warning("\(warning)") }
+        let wakeLatency = config.performance.holdCPUsAwake ? Self.openWakeLatency(logger: logger) : nil
         let navigation = NavigationService(
             coordinator: TripCoordinator(
                 settings: TripCoordinator.Settings(config: config), idPrefix: Self.routeIdPrefix(startedAt), resume: resume,
                 confirmAgeOnFirstFix: confirmResumeAge, voiceMode: voiceMode),
             runner: makeRunner(config, executor: executor), location: location, hub: hub, journal: journal, voiceModeFile: voiceModeFile,
             notifier: notifier, readiness: readiness, logger: logger, recording: recording, recordFromStart: config.recording.enabled,
-            eventLoop: navigationEventLoop)
+            eventLoop: navigationEventLoop, wakeLatency: wakeLatency)
         let server = SocketServer(
             settings: config.socket, policy: policy, router: .standard(), hub: hub, navigation: navigation, readiness: readiness,
             logger: logger, clientEventLoops: navigationEventLoop,
@@ -124,6 +125,19 @@ public enum NavdDaemon {
         try await group.run()
         try? await executor.shutdown()
         logger.notice("navd stopped")
+    }
+
+    /// The CPU latency request for ``WakeHold``, or nil with the reason logged once: navd runs on without it (a
+    /// container without the device, a service user that may not write it).
+    static func openWakeLatency(logger: Logger) -> CPUWakeLatency? {
+        switch CPUWakeLatency.open() {
+        case .success(let request):
+            logger.info("holding idle CPUs awake before fixes and route answers are due", metadata: ["device": "\(CPUWakeLatency.devicePath)"])
+            return request
+        case .failure(let error):
+            logger.notice("performance.hold_cpus_awake: cannot hold idle CPUs awake (\(error)); navigating without it (docs/deployment.md)")
+            return nil
+        }
     }
 
     /// Route ids are `<start time in base 36>-<n>`: unique across restarts without randomness in the core.
@@ -202,6 +216,7 @@ final class ReloadService: DaemonService {
         }
         if config.routing.caFile != running.routing.caFile { needsRestart.append("routing.ca_file") }
         if config.logging.format != running.logging.format { needsRestart.append("logging.format") }
+        if config.performance != running.performance { needsRestart.append("[performance]") }
         LogLevelSetting.shared.level = LogLevelName.parse(config.logging.level) ?? .info
         server.update(policy: AccessPolicy(socket: config.socket))
         let text = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""

@@ -7,6 +7,7 @@ import NavigationCore
 import NavigationProtocol
 import RouteClient
 import Synchronization
+import SystemSupport
 
 /// The one owner of navigation state. Its loop takes one input at a time (fixes, source statuses, client
 /// commands, calculation results, timer ticks) and applies it to the ``TripCoordinator``, then performs the
@@ -50,14 +51,17 @@ public final class NavigationService: DaemonService {
     private let executor: EventLoopTaskExecutor?
     /// The writers of the clients on the loop's event loop, run at once after an input run in place.
     private let localWriters: EventLoopWriters?
+    /// Idle CPUs held awake shortly before a fix or a route answer is due (nil: not asked for, or not available).
+    private let wakeHold: WakeHold?
 
     public init(
         coordinator: TripCoordinator, runner: RouteCalculationRunner, location: LocationInput, hub: EventHub, journal: TripJournal?,
         voiceModeFile: VoiceModeFile? = nil, notifier: SystemdNotifier, readiness: Readiness, logger: Logger, recording: RecordingControl? = nil, recordFromStart: Bool = false,
-        now: @escaping @Sendable () -> Date = { Date() }, eventLoop: (any EventLoop)? = nil
+        now: @escaping @Sendable () -> Date = { Date() }, eventLoop: (any EventLoop)? = nil, wakeLatency: CPUWakeLatency? = nil
     ) {
         executor = eventLoop.map(EventLoopTaskExecutor.init)
         localWriters = eventLoop.map { hub.writers.queue(for: $0) }
+        wakeHold = eventLoop.flatMap { loop in wakeLatency.map { WakeHold(request: $0, eventLoop: loop) } }
         self.recording = recording
         self.recordFromStart = recordFromStart
         state = LoopState(coordinator: coordinator, runner: runner)
@@ -113,6 +117,8 @@ public final class NavigationService: DaemonService {
             let bookkeeping = state.takeBookkeeping()
             inbox.release()
             localWriters?.runNow()
+            // Written: what the window waited for has reached the clients.
+            if let reason = input.endsWakeWindow { wakeHold?.close(reason) }
             perform(bookkeeping)
         } else {
             inbox.yield(input)
@@ -174,6 +180,8 @@ public final class NavigationService: DaemonService {
             while let input = await inbox.next() {
                 process(input)
                 perform(state.takeBookkeeping())
+                // After the writes this input queued on the loop's event loop.
+                if let reason = input.endsWakeWindow, let wakeHold { executor?.eventLoop.execute { wakeHold.close(reason) } }
             }
         } onGracefulShutdown: { [inbox] in
             inbox.finish()
@@ -312,6 +320,8 @@ public final class NavigationService: DaemonService {
         location.feed.rehearseNextReading()
         _ = Rehearsal.fix(fix, on: state.coordinator, now: now(), seq: hub.seq)
         inbox.release()
+        // The fix is due in about 2 ms: its bytes wake the loop's thread on a CPU that has not gone to sleep.
+        wakeHold?.open(.fix)
     }
 
     /// Notes when `session`'s request went to the engine and schedules the rehearsal of its answer's way on the
@@ -362,12 +372,15 @@ public final class NavigationService: DaemonService {
         guard inbox.claimIfIdle() else { return }
         let state = self.state
         state.answerRehearsal = nil
-        if state.cancels[session] != nil, let routes = state.lastAnswer {
+        let waiting = state.cancels[session] != nil
+        if waiting, let routes = state.lastAnswer {
             state.answerRehearsals &+= 1
             state.runner.engines.first?.fetcher.executor.rehearseLastAnswer()
             _ = Rehearsal.answer(routes, session: session, on: state.coordinator, now: now(), seq: hub.seq)
         }
         inbox.release()
+        // The answer is due in about 1 ms (an engine slower than a local one is held for only from here).
+        if waiting { wakeHold?.open(.answer) }
     }
 
     /// How a command's handler answers after the loop moved on: its answer comes back into the loop's queue.
@@ -421,6 +434,10 @@ public final class NavigationService: DaemonService {
                 let signal = CancelSignal()
                 state.cancels[session] = signal
                 let runner = state.runner
+                // A local engine (answers learned to come within a window's hold, or none learned yet): held awake
+                // from before the request is written, so that the engine's threads, woken stage by stage from its
+                // first read on, find their CPUs awake.
+                if state.engineCadence.isLocal { wakeHold?.open(.answer) }
                 // On the loop's event loop, where the engine's connection lives: the request, the answer and the
                 // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), so that it does
                 // not hold fixes back. Run at once: the request is built and written to a kept-alive connection
@@ -442,7 +459,10 @@ public final class NavigationService: DaemonService {
             case .cancelCalculation(let session):
                 state.cancels.removeValue(forKey: session)?.cancel()
                 state.sessionStarts[session] = nil
-                if state.answerRehearsal?.session == session { state.answerRehearsal?.task.cancel() }
+                if state.answerRehearsal?.session == session {
+                    state.answerRehearsal?.task.cancel()
+                    state.answerRehearsal = nil
+                }
             case .saveJournal(let record):
                 // Recorded here, in the order of the lines around it; written after them (`Bookkeeping`).
                 recorder?.recordLine(JournalDecision.save(record).line)
@@ -575,5 +595,17 @@ final class CancelSignal: Sendable {
             return state.cancelled
         }
         return cancelled ? nil : result
+    }
+}
+
+extension NavigationService.Input {
+    /// The wake window this input's handling closes: a reading (the fix that was due, or the receiver's word
+    /// that it has none), a calculation's outcome (the answer that was due).
+    var endsWakeWindow: WakeWindows.Reason? {
+        switch self {
+        case .reading: .fix
+        case .finished: .answer
+        default: nil
+        }
     }
 }

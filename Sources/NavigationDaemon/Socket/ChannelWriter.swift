@@ -156,24 +156,30 @@ public final class ChannelWriter: Sendable {
         }
     }
 
-    /// Sends lines with one `sendmsg`, a vector entry per line (no copy). The lines' storage is held by `lines`,
-    /// which nothing changes during the call, so their bytes stay where the vector points.
+    /// Sends lines with one `sendmsg`, a vector entry per line (no copy). Each line's storage is retained while
+    /// the vector points into it (ByteBuffer's way to let its bytes' address outlive a closure, as NIO's own
+    /// `writev` does), and released after the call.
     private static func send(_ lines: some Collection<ByteBuffer>, to descriptor: CInt) -> SendResult {
         let count = lines.count
         var total = 0
         let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vector in
-            for (slot, line) in zip(vector.indices, lines) {
-                let base = line.withUnsafeReadableBytes { UnsafeMutableRawPointer(mutating: $0.baseAddress) }
-                vector[slot] = iovec(iov_base: base, iov_len: line.readableBytes)
-                total += line.readableBytes
-            }
-            var message = msghdr()
-            message.msg_iov = vector.baseAddress
-            message.msg_iovlen = count
-            while true {
-                let result = sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                if result < 0, errno == EINTR { continue }
-                return result
+            withUnsafeTemporaryAllocation(of: Unmanaged<AnyObject>.self, capacity: count) { storages in
+                for (slot, line) in zip(vector.indices, lines) {
+                    line.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+                        storages.initializeElement(at: slot, to: storage.retain())
+                        vector[slot] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count)
+                    }
+                    total += line.readableBytes
+                }
+                defer { for slot in 0..<count { storages[slot].release() } }
+                var message = msghdr()
+                message.msg_iov = vector.baseAddress
+                message.msg_iovlen = count
+                while true {
+                    let result = sendmsg(descriptor, &message, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                    if result < 0, errno == EINTR { continue }
+                    return result
+                }
             }
         }
         if result == total { return SendResult(whole: count, unsent: nil) }
