@@ -31,7 +31,7 @@ final class WakeHold: @unchecked Sendable {
 
     /// Closes `reason`'s window (what it waited for has been handled).
     func close(_ reason: WakeWindows.Reason) {
-        guard eventLoop.inEventLoop, windows.ends[reason] != nil else { return }
+        guard eventLoop.inEventLoop, windows.end(of: reason) != nil else { return }
         windows.close(reason)
         apply()
     }

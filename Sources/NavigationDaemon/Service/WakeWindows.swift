@@ -22,27 +22,51 @@ struct WakeWindows: Equatable {
         }
     }
 
-    /// Each open window's end, nanoseconds.
-    private(set) var ends: [Reason: Int64] = [:]
+    /// Each window's end, nanoseconds; nil when closed. Two fields, not a dictionary: opened and closed on every
+    /// fix, with nothing allocated.
+    private var fixEnd: Int64?
+    private var answerEnd: Int64?
+
+    /// `reason`'s window's end, nanoseconds; nil when it is closed.
+    func end(of reason: Reason) -> Int64? {
+        switch reason {
+        case .fix: fixEnd
+        case .answer: answerEnd
+        }
+    }
+
+    private mutating func setEnd(_ end: Int64?, of reason: Reason) {
+        switch reason {
+        case .fix: fixEnd = end
+        case .answer: answerEnd = end
+        }
+    }
 
     /// Opens (or extends) `reason`'s window at `now`.
     mutating func open(_ reason: Reason, now: Int64) {
         let (end, overflow) = now.addingReportingOverflow(Self.longest(reason))
-        ends[reason] = overflow ? Int64.max : end
+        setEnd(overflow ? Int64.max : end, of: reason)
     }
 
     mutating func close(_ reason: Reason) {
-        ends[reason] = nil
+        setEnd(nil, of: reason)
     }
 
     /// Closes every window whose end has come by `now`.
     mutating func expire(now: Int64) {
-        ends = ends.filter { $0.value > now }
+        if let end = fixEnd, end <= now { fixEnd = nil }
+        if let end = answerEnd, end <= now { answerEnd = nil }
     }
 
     /// Whether the CPUs are to be held awake.
-    var isOpen: Bool { !ends.isEmpty }
+    var isOpen: Bool { fixEnd != nil || answerEnd != nil }
 
     /// The end of the window that closes first, nanoseconds; nil when none is open.
-    var nextEnd: Int64? { ends.values.min() }
+    var nextEnd: Int64? {
+        switch (fixEnd, answerEnd) {
+        case (let fix?, let answer?): min(fix, answer)
+        case (let fix?, nil): fix
+        case (nil, let answer): answer
+        }
+    }
 }
