@@ -434,10 +434,6 @@ public final class NavigationService: DaemonService {
                 let signal = CancelSignal()
                 state.cancels[session] = signal
                 let runner = state.runner
-                // A local engine (answers learned to come within a window's hold, or none learned yet): held awake
-                // from before the request is written, so that the engine's threads, woken stage by stage from its
-                // first read on, find their CPUs awake.
-                if state.engineCadence.isLocal { wakeHold?.open(.answer) }
                 // On the loop's event loop, where the engine's connection lives: the request, the answer and the
                 // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), so that it does
                 // not hold fixes back. Run at once: the request is built and written to a kept-alive connection
@@ -452,6 +448,10 @@ public final class NavigationService: DaemonService {
                         runOrQueue(.finished(session: session, outcome))
                     }
                 }
+                // A local engine (answers learned to come within a window's hold, or none learned yet): held awake
+                // once the request is written (above, at once), so that the engine's threads, woken stage by stage
+                // after its first read, find their CPUs awake.
+                if state.engineCadence.isLocal { wakeHold?.open(.answer) }
                 scheduleAnswerRehearsal(session: session)
             case .activeRouteChanged(let route):
                 location.simulator?.follow(route)
