@@ -60,6 +60,19 @@ struct DirectChannelWriterTests {
             return try channel.eventLoop.submit { writer.directSendCalls }.wait()
         }
 
+        /// Waits (at most 5 s) until the writer sends no more lines directly: three looks 20 ms apart find the same
+        /// count.
+        func waitUntilTheWriterIsIdle() throws {
+            var last = try linesSentDirectly()
+            var unchanged = 0
+            for _ in 0..<250 where unchanged < 3 {
+                usleep(20_000)
+                let now = try linesSentDirectly()
+                unchanged = now == last ? unchanged + 1 : 0
+                last = now
+            }
+        }
+
         /// Reads from the test's end until `count` bytes came or `seconds` passed without any.
         func read(bytes count: Int, seconds: Int32 = 5) -> [UInt8] {
             var received: [UInt8] = []
@@ -114,6 +127,9 @@ struct DirectChannelWriterTests {
         let lines = (0..<count).map { Self.line($0, padding: 4000) }
         for line in lines { #expect(pair.outbox.enqueue(line: line, eventType: nil)) }
         if !writerRunning { pair.startWriter() }
+        // Read only once the writer has taken every line (the socket full, NIO holding the rest): reading while
+        // it still sends could keep the socket from ever filling.
+        try pair.waitUntilTheWriterIsIdle()
         let expected = lines.flatMap { $0 }
         let received = pair.read(bytes: expected.count)
         #expect(received.count == expected.count)
