@@ -18,6 +18,7 @@ public final class ClientConnection: Sendable {
     /// where a `Set` under a lock hashed the type's name each time.
     private let topicMask = Atomic<UInt32>(EventType.allCases.reduce(0) { $0 | $1.topicBit })
     private let closer = HandlerSlot<Void>()
+    private let answerObserver = HandlerSlot<Void>()
     /// Messages the navigation loop still owes this client: its hello and replies to commands sent.
     private let owed = Mutex(0)
 
@@ -57,25 +58,27 @@ public final class ClientConnection: Sendable {
     /// The loop will answer one more time (hello or a reply).
     public func expectAnswer() { owed.withLock { $0 += 1 } }
 
-    /// The loop answered.
-    public func answered() { owed.withLock { $0 -= 1 } }
-
-    /// Waits while the loop owes this client `limit` answers or more (its commands are queued for the loop), unless
-    /// it is being disconnected: the server stops reading a client that sends faster than navd answers, so a flood of
-    /// commands cannot stand between the loop and the next fix.
-    public func waitWhileOwing(atLeast limit: Int) async {
-        while owed.withLock({ $0 }) >= limit, !outbox.isClosing, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+    /// The loop answered (queued a hello or a reply): the client's input handler is told, which resumes commands
+    /// held back while `limit` answers were owed, or ends a finished input once nothing is owed.
+    public func answered() {
+        owed.withLock { $0 -= 1 }
+        answerObserver.call(())
     }
 
-    /// Waits (up to `timeout` seconds) until every hello and reply owed was queued: a client that sends its
-    /// commands and shuts down its side of the socket still gets its answers.
-    public func waitForAnswers(timeout: Double) async {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while owed.withLock({ $0 }) > 0, !outbox.isClosing, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+    /// True while the loop owes this client `limit` answers or more (its commands are queued for the loop) and it
+    /// is not being disconnected: the server then stops reading it, so a flood of commands cannot stand between
+    /// the loop and the next fix.
+    public func mustWait(limit: Int) -> Bool {
+        owed.withLock { $0 } >= limit && !outbox.isClosing
+    }
+
+    /// True when every hello and reply owed was queued, or the client is being disconnected.
+    public var isSettled: Bool { owed.withLock { $0 } <= 0 || outbox.isClosing }
+
+    /// Called after each answer (``answered()``), on whatever thread queued it; nil: none.
+    public func setAnswerObserver(_ observer: (@Sendable () -> Void)?) {
+        guard let observer else { return answerObserver.set(nil) }
+        answerObserver.set { (_: Void) in observer() }
     }
 
     /// How to drop the connection at once (set by the server).

@@ -4,9 +4,9 @@ import NavigationProtocol
 import NIOCore
 
 /// The client session of the socket protocol, whatever the transport (the Unix socket, WebSocket): the hello,
-/// commands decoded and handed to the navigation loop with read back-pressure, the outbox written in order with
-/// the slow-client cut-off, a line too long answered and the connection closed, the answers owed still written
-/// after the client stops sending.
+/// commands decoded and handed to the navigation loop as they are read, with read back-pressure
+/// (``ClientInputHandler``), the outbox written in order with the slow-client cut-off, a line too long answered and
+/// the connection closed, the answers owed still written after the client stops sending.
 final class ClientSessions: Sendable {
     let settings: NavdConfig.Socket
     let router: CommandRouter
@@ -30,19 +30,26 @@ final class ClientSessions: Sendable {
         self.logger = logger
     }
 
-    /// Serves one connection until it ends: its hello, its commands to the loop, its outbox written.
+    /// The handler that reads a connection's frames into its session: added to the channel's pipeline when the
+    /// channel is set up (after the line decoder), bound by ``serve(_:input:peer:mayControl:descriptor:queueingLoop:)``.
+    /// On the channel's event loop.
+    func makeInputHandler(on channel: any Channel) -> NIOLoopBound<ClientInputHandler> {
+        NIOLoopBound(ClientInputHandler(logger: logger), eventLoop: channel.eventLoop)
+    }
+
+    /// Serves one connection until it ends: its hello, its commands to the loop (read by `input`, which is in the
+    /// channel's pipeline), its outbox written.
     /// - Parameters:
     ///   - descriptor: the connection's socket when navd accepted it itself (its lines are sent to it directly,
     ///     ``ChannelWriter``); nil when NIO frames what is written (WebSocket).
     ///   - queueingLoop: the connection's event loop when its lines are queued there rather than in place by the
     ///     navigation loop (``ClientConnection/queueingLoop``).
     func serve(
-        _ connection: NIOAsyncChannel<LineFrame, ByteBuffer>, peer: ClientPeer, mayControl: Bool, descriptor: CInt? = nil,
+        _ channel: any Channel, input: NIOLoopBound<ClientInputHandler>, peer: ClientPeer, mayControl: Bool, descriptor: CInt? = nil,
         queueingLoop: (any EventLoop)? = nil
     ) async {
         let client = ClientConnection(
             id: hub.makeClientID(), clientPeer: peer, mayControl: mayControl, queueLimit: settings.clientQueueLimit, queueingLoop: queueingLoop)
-        let channel = connection.channel
         client.setForceClose { channel.close(promise: nil) }
         ChannelWriter(channel: channel, outbox: client.outbox, descriptor: descriptor).start(scheduler: hub.writers)
         if !hub.admit(client, limit: settings.maxClients) {
@@ -52,41 +59,46 @@ final class ClientSessions: Sendable {
             client.expectAnswer()
             navigation.clientConnected(client)
         }
-        do {
-            try await connection.executeThenClose { inbound, _ in
-                try await withThrowingDiscardingTaskGroup { group in
-                    // The channel writer closes the channel after the last line; the connection ends then.
-                    group.addTask { try? await channel.closeFuture.get() }
-                    for try await frame in inbound {
-                        switch frame {
-                        case .line(let buffer):
-                            // At most a queue's worth of this client's commands wait for the loop (read backpressure).
-                            await client.waitWhileOwing(atLeast: settings.clientQueueLimit)
-                            // A client being disconnected (too slow, a line too long, navd stopping) has no more
-                            // commands run: a flooder cut off as too slow used to keep the loop busy with its backlog
-                            // for the 10 s its connection stays open, and the fixes waited behind it.
-                            if client.outbox.isClosing { continue }
-                            handle(buffer, from: client)
-                        case .refused(let error):
-                            client.expectAnswer()
-                            navigation.refuse(error, id: nil, client: client)
-                        case .tooLong(let length):
-                            logger.warning("line too long; disconnecting", metadata: ["client": "\(client.id)", "bytes": "\(length)"])
-                            client.outbox.close(after: [
-                                .error(id: nil, ProtocolError(.lineTooLong, "a line of more than \(settings.maxLineLength) bytes; closing the connection"))
-                            ])
-                        }
-                    }
-                    await client.waitForAnswers(timeout: 10)
-                    client.outbox.close()
-                }
-            }
-        } catch {
-            logger.debug("client connection ended with an error", metadata: ["client": "\(client.id)", "error": "\(error)"])
+        let limit = settings.clientQueueLimit
+        let session = ClientInputHandler.Session(
+            mustWait: { client.mustWait(limit: limit) }, isSettled: { client.isSettled },
+            run: { [self] frame in run(frame, from: client) }, endInput: { client.outbox.close() },
+            isEnding: { client.outbox.isClosing })
+        let eventLoop = channel.eventLoop
+        // Answers are queued on the channel's event loop in navd (the navigation loop's, or the client's own
+        // queueing loop), where the handler is called in place; elsewhere (a refused line of a client on another
+        // loop) it is called there.
+        client.setAnswerObserver {
+            if eventLoop.inEventLoop { input.value.resume() } else { eventLoop.execute { input.value.resume() } }
         }
+        // After the client was handed to the loop: its commands reach the loop after it, and its hello first.
+        eventLoop.execute { input.value.start(session) }
+        // The channel writer closes the channel after the last line, or the client left; the session ends then.
+        try? await channel.closeFuture.get()
+        client.setAnswerObserver(nil)
         client.outbox.close()
         hub.remove(client)
         logger.info("client disconnected", metadata: ["client": "\(client.id)"])
+    }
+
+    /// One frame of a client's input, in the order read (``ClientInputHandler``).
+    private func run(_ frame: LineFrame, from client: ClientConnection) {
+        switch frame {
+        case .line(let buffer):
+            // A client being disconnected (too slow, a line too long, navd stopping) has no more commands run: a
+            // flooder cut off as too slow used to keep the loop busy with its backlog for the 10 s its connection
+            // stays open, and the fixes waited behind it.
+            if client.outbox.isClosing { return }
+            handle(buffer, from: client)
+        case .refused(let error):
+            client.expectAnswer()
+            navigation.refuse(error, id: nil, client: client)
+        case .tooLong(let length):
+            logger.warning("line too long; disconnecting", metadata: ["client": "\(client.id)", "bytes": "\(length)"])
+            client.outbox.close(after: [
+                .error(id: nil, ProtocolError(.lineTooLong, "a line of more than \(settings.maxLineLength) bytes; closing the connection"))
+            ])
+        }
     }
 
     private func handle(_ buffer: ByteBuffer, from client: ClientConnection) {

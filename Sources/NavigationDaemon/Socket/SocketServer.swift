@@ -9,7 +9,7 @@ import NIOPosix
 import Synchronization
 
 /// The Unix domain socket: accepts clients (``UnixListener``, navd's own accept), reads their command lines
-/// through NIO, hands decoded commands to the navigation loop, and writes each client's outbox (``ChannelWriter``,
+/// through NIO, hands decoded commands to the navigation loop within the read (``ClientInputHandler``), and writes each client's outbox (``ChannelWriter``,
 /// on the client's event loop: in navd, the navigation loop's own for the first clients, then the loop
 /// ``ClientLoopChooser`` gives; lines are sent to the socket directly). One child task per connection in a
 /// discarding task group.
@@ -118,17 +118,20 @@ public final class SocketServer: DaemonService {
 
     /// Hands an accepted socket to NIO (reading, and what its writer cannot send at once) and serves it.
     private func serve(_ accepted: UnixListener.Accepted, lineLimit: Int) async {
-        let connection: NIOAsyncChannel<LineFrame, ByteBuffer>
+        let connection: (channel: any Channel, input: NIOLoopBound<ClientInputHandler>)
         // Past the navigation loop's share of clients, another loop queues and writes this one's lines.
         let queueingLoop = clientLoops?.take()
         defer { clientLoops?.release(queueingLoop) }
+        let sessions = self.sessions
         do {
             // A client may send its commands and shut down its side; its answers are still written.
             let bootstrap = ClientBootstrap(group: queueingLoop ?? sessions.clientEventLoops).channelOption(.allowRemoteHalfClosure, value: true)
             connection = try await bootstrap.withConnectedSocket(accepted.descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let input = sessions.makeInputHandler(on: channel)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(BoundedLineDecoder(limit: lineLimit)))
-                    return try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addHandler(input.value)
+                    return (channel, input)
                 }
             }
         } catch {
@@ -138,7 +141,8 @@ public final class SocketServer: DaemonService {
         }
         let mayControl = policy.withLock { $0.mayControl(accepted.peer) }
         await sessions.serve(
-            connection, peer: .unix(accepted.peer), mayControl: mayControl, descriptor: accepted.descriptor, queueingLoop: queueingLoop)
+            connection.channel, input: connection.input, peer: .unix(accepted.peer), mayControl: mayControl, descriptor: accepted.descriptor,
+            queueingLoop: queueingLoop)
     }
 }
 

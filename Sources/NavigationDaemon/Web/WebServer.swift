@@ -18,7 +18,7 @@ public final class WebServer: DaemonService {
     private let logger: Logger
 
     enum Connection {
-        case websocket(NIOAsyncChannel<LineFrame, ByteBuffer>, control: Bool)
+        case websocket(any Channel, input: NIOLoopBound<ClientInputHandler>, control: Bool)
         case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
     }
 
@@ -34,6 +34,7 @@ public final class WebServer: DaemonService {
         guard let address = web.address else { return }
         let gate = self.gate
         let limit = sessions.settings.maxLineLength
+        let sessions = self.sessions
         let server: NIOAsyncChannel<EventLoopFuture<Connection>, Never> = try await ServerBootstrap(
             group: MultiThreadedEventLoopGroup.singleton, childGroup: sessions.clientEventLoops)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -61,7 +62,9 @@ public final class WebServer: DaemonService {
                                 let guardHandler = try channel.pipeline.syncOperations.handler(type: WebUpgradeGuard.self)
                                 channel.pipeline.syncOperations.removeHandler(guardHandler, promise: nil)
                                 try channel.pipeline.syncOperations.addHandler(WebSocketLineCodec(limit: limit))
-                                return .websocket(try NIOAsyncChannel<LineFrame, ByteBuffer>(wrappingChannelSynchronously: channel), control: control)
+                                let input = sessions.makeInputHandler(on: channel)
+                                try channel.pipeline.syncOperations.addHandler(input.value)
+                                return .websocket(channel, input: input, control: control)
                             }
                         })
                     let configuration = NIOTypedHTTPServerUpgradeConfiguration(
@@ -95,9 +98,9 @@ public final class WebServer: DaemonService {
     private func serve(_ negotiated: EventLoopFuture<Connection>) async {
         do {
             switch try await negotiated.get() {
-            case .websocket(let channel, let control):
-                let address = channel.channel.remoteAddress.map { "\($0)" } ?? "?"
-                await sessions.serve(channel, peer: .web(address: address), mayControl: control)
+            case .websocket(let channel, let input, let control):
+                let address = channel.remoteAddress.map { "\($0)" } ?? "?"
+                await sessions.serve(channel, input: input, peer: .web(address: address), mayControl: control)
             case .http(let channel):
                 try await answer(channel)
             }

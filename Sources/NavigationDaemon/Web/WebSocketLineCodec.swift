@@ -5,8 +5,8 @@ import WebBridge
 
 /// The WebSocket transport of the socket protocol, as a pipeline handler: a text frame in is a line
 /// (``LineFrame``), a line out is a text frame (its newline dropped). Pings are answered, a close is echoed and
-/// the channel closed. With it, a WebSocket connection is an `NIOAsyncChannel<LineFrame, ByteBuffer>` like a Unix
-/// socket connection, and the same client session serves both.
+/// the channel closed. With it, a WebSocket connection reads frames of lines and takes lines to write like a Unix
+/// socket connection, and the same client session (``ClientInputHandler`` above it) serves both.
 final class WebSocketLineCodec: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = LineFrame
