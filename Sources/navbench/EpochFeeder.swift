@@ -58,7 +58,9 @@ final class EpochFeeder {
             speed: Speed(metersPerSecond: speed), timestamp: time)
         let text = NMEAWriter.sentences(for: fix).map { $0 + "\r\n" }.joined()
         let written = monotonicSeconds()
-        for pty in ptys { pty.write(text) }
+        // With several readers the order alternates, so that none is always written second (a pty write is some
+        // microseconds).
+        for pty in index % 2 == 0 ? ptys : ptys.reversed() { pty.write(text) }
         index += 1
         let record = Sent(time: time, written: written)
         sent[Self.key(time)] = record
@@ -66,6 +68,14 @@ final class EpochFeeder {
     }
 
     static func key(_ time: Date) -> Int { Int((time.timeIntervalSince1970 * 100).rounded()) }
+
+    /// Saves each epoch's write, one a line in fix-time order: its key (centiseconds) and the monotonic time of its
+    /// write in milliseconds, the clock of `LineTap.save`'s arrivals, so a run kept with `--keep` can be read epoch
+    /// by epoch (where its slowest epochs fell).
+    func save(to path: String) {
+        let text = sent.sorted { $0.key < $1.key }.map { String(format: "%ld %.3f", $0.key, $0.value.written * 1000) }.joined(separator: "\n")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    }
 
     /// The fix time a line carries in its top-level `time` (navd's trip_state, gpsd's TPV). Not the first
     /// `"time":` in the text: a trip_state's `arrival` has its own `time` before it.
@@ -93,20 +103,29 @@ final class EpochFeeder {
         return (milliseconds, perEpoch)
     }
 
+    /// For lines passing `filter`: per epoch written since `since`, keyed by its fix time in centiseconds, when
+    /// the first line carrying that fix time arrived (ms after the write).
+    func firstArrivals(of lines: [LineTap.Line], since: Date, filter: (String) -> Bool) -> [Int: Double] {
+        let first = Self.key(since)
+        var arrivals: [Int: Double] = [:]
+        for line in lines where filter(line.text) {
+            guard let time = Self.fixTime(in: line.text) else { continue }
+            let key = Self.key(time)
+            guard key >= first, arrivals[key] == nil, let record = sent[key] else { continue }
+            arrivals[key] = (line.time - record.written) * 1000
+        }
+        return arrivals
+    }
+
     /// For several clients' lines passing `filter`: per epoch written since `since` that every client got, the
     /// latest of their first arrivals (ms after the write). navd's event loops write their clients at once, so the
     /// client written last is the slowest of the last client of each loop, not one known in advance.
     func worstLatencies(of clients: [[LineTap.Line]], since: Date, filter: (String) -> Bool) -> [Double] {
-        let first = Self.key(since)
         var worst: [Int: Double] = [:]
         var received: [Int: Int] = [:]
         for lines in clients {
-            var seen = Set<Int>()
-            for line in lines where filter(line.text) {
-                guard let time = Self.fixTime(in: line.text) else { continue }
-                let key = Self.key(time)
-                guard key >= first, let record = sent[key], seen.insert(key).inserted else { continue }
-                worst[key] = max(worst[key] ?? 0, (line.time - record.written) * 1000)
+            for (key, milliseconds) in firstArrivals(of: lines, since: since, filter: filter) {
+                worst[key] = max(worst[key] ?? 0, milliseconds)
                 received[key, default: 0] += 1
             }
         }

@@ -3,8 +3,9 @@ import NavigationCore
 
 /// The real navd process measured against its peers in one run on one machine: NMEA epochs (RMC+GGA, 10 Hz)
 /// written into ptys until navd's `trip_state` reaches a socket client (serial source; and through gpsd, next to
-/// gpsd's own TPV reaching a watcher on the same feed), start to READY, memory and CPU, and the time navd adds to
-/// a route calculation over the engine's own time for the same request.
+/// gpsd's own TPV reaching a watcher on the same feed; and beside gpsd, the same epochs written to both at once),
+/// start to READY, memory and CPU, and the time navd adds to a route calculation over the engine's own time for
+/// the same request.
 struct FieldBenchmark {
     var navd: String
     var valhalla: String
@@ -25,6 +26,7 @@ struct FieldBenchmark {
             if keep { progress("the run's files are in \(root)") } else { try? FileManager.default.removeItem(atPath: root) }
         }
         var serial = serialPhase(directory: "\(root)/serial")
+        let shared = sharedEpochsPhase(directory: "\(root)/shared")
         let gpsd = gpsdPhase(directory: "\(root)/gpsd")
         // gpsd's relay on the same feed is the serial source's peer too: the figure navd has to beat.
         if let relay = gpsd.first(where: { $0.name.hasPrefix("gpsd's own relay") && $0.name.hasSuffix("p50") }),
@@ -41,7 +43,7 @@ struct FieldBenchmark {
             serial[index].peer = relay.value
             serial[index].peerName = "gpsd relay"
         }
-        return serial + gpsd + routingPhase(directory: "\(root)/routing")
+        return serial + gpsd + shared + routingPhase(directory: "\(root)/routing")
     }
 
     // MARK: Serial source: latency, start to READY, memory, CPU
@@ -143,36 +145,26 @@ struct FieldBenchmark {
     private func gpsdPhase(directory: String) -> [Figure] {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let pty = PtyPair(directory: directory, name: "gps")
-        let port = freeLoopbackPort()
-        // -b: gpsd never writes to the receiver (no probes into the pty); -n: read it without a client.
-        let gpsd = BenchProcess("/usr/sbin/gpsd", ["-N", "-n", "-b", "-S", String(port), pty.device], logPath: "\(directory)/gpsd.log")
+        let relay = GpsdRelay(pty: pty, directory: directory)
         defer {
-            gpsd.stop()
+            relay.close()
             pty.close()
         }
-        var watcher: LineTap?
-        for _ in 0..<100 where watcher == nil {
-            usleep(50_000)
-            if canConnect(port: port) { watcher = LineTap(tcpPort: port) }
-        }
-        guard let watcher else { fail("gpsd did not listen on 127.0.0.1:\(port):\n\(gpsd.log)") }
-        watcher.send(#"?WATCH={"enable":true,"json":true};"# + "\n")
-        let instance = NavdUnderTest(binary: navd, directory: "\(directory)/navd", gnss: "source = \"gpsd\"\ngpsd = \"127.0.0.1:\(port)\"", valhalla: valhalla)
+        let instance = NavdUnderTest(binary: navd, directory: "\(directory)/navd", gnss: "source = \"gpsd\"\ngpsd = \"127.0.0.1:\(relay.port)\"", valhalla: valhalla)
         defer { instance.stop() }
         let feeder = EpochFeeder([pty])
         let client = instance.connect()
         let walk = Self.startTrip(feeder: feeder, client: client)
         var distance = 0.0
         let first = Self.drive(feeder: feeder, walk: walk, distance: &distance, speed: 12, epochs: epochs)
-        let relay = Percentiles(feeder.latencies(of: watcher.lines, since: first, filter: { $0.contains(#""class":"TPV""#) }).milliseconds)
+        let own = Percentiles(feeder.latencies(of: relay.watcher.lines, since: first, filter: GpsdRelay.isTPV).milliseconds)
         let navdThroughGpsd = Percentiles(feeder.latencies(of: client.lines, since: first, filter: Self.isTripState).milliseconds)
-        watcher.close()
-        progress("gpsd: \(relay.count) TPVs and \(navdThroughGpsd.count) trip_states matched to \(epochs) epochs")
+        progress("gpsd: \(own.count) TPVs and \(navdThroughGpsd.count) trip_states matched to \(epochs) epochs")
         return [
-            Figure("gpsd's own relay (pty to TPV at a watcher), p50", relay.median, "ms"),
-            Figure("gpsd's own relay, p99", relay.p99, "ms"),
-            Figure("fix to socket through gpsd, p50", navdThroughGpsd.median, "ms", peer: relay.median, peerName: "gpsd relay"),
-            Figure("fix to socket through gpsd, p99", navdThroughGpsd.p99, "ms", peer: relay.p99, peerName: "gpsd relay"),
+            Figure("gpsd's own relay (pty to TPV at a watcher), p50", own.median, "ms"),
+            Figure("gpsd's own relay, p99", own.p99, "ms"),
+            Figure("fix to socket through gpsd, p50", navdThroughGpsd.median, "ms", peer: own.median, peerName: "gpsd relay"),
+            Figure("fix to socket through gpsd, p99", navdThroughGpsd.p99, "ms", peer: own.p99, peerName: "gpsd relay"),
         ]
     }
 
@@ -333,12 +325,6 @@ struct FieldBenchmark {
         usleep(200_000)
         return first!
     }
-
-    private func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        return connectLoopback(fd, port: port)
-    }
 }
 
 /// navd reading a serial receiver (a socat pty the benchmark feeds), with one client connected.
@@ -349,21 +335,24 @@ struct SerialRig {
     let client: LineTap
     let directory: String
 
-    init(navd: String, valhalla: String, directory: String, extra: String = "", maxClients: Int = 100) {
+    /// `alsoFed`: ptys fed the same epochs at the same moments as navd's (another reader's).
+    init(navd: String, valhalla: String, directory: String, extra: String = "", maxClients: Int = 100, alsoFed: [PtyPair] = []) {
         self.directory = directory
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         pty = PtyPair(directory: directory, name: "gps")
         instance = NavdUnderTest(
             binary: navd, directory: "\(directory)/navd", gnss: FieldBenchmark.serialGNSS(pty), valhalla: valhalla, extra: extra,
             maxClients: maxClients)
-        feeder = EpochFeeder([pty])
+        feeder = EpochFeeder([pty] + alsoFed)
         client = instance.connect()
     }
 
-    /// Stops navd and socat; keeps what the client received in client.jsonl.
+    /// Stops navd and socat; keeps what the client received in client.jsonl (each line after its arrival time,
+    /// ms) and when each epoch was written in epochs.txt (its fix time's key and the write's time, ms).
     func close() {
         instance.stop()
         pty.close()
         client.save(to: "\(directory)/client.jsonl")
+        feeder.save(to: "\(directory)/epochs.txt")
     }
 }
