@@ -25,6 +25,7 @@ struct ClientInputHandlerTests {
 
         var session: ClientInputHandler.Session {
             ClientInputHandler.Session(
+                clientID: 1,
                 mustWait: { self.owed.withLock { $0 } >= self.limit && !self.closing.withLock { $0 } },
                 isSettled: { self.owed.withLock { $0 } == 0 || self.closing.withLock { $0 } },
                 run: { frame in
@@ -55,10 +56,11 @@ struct ClientInputHandlerTests {
         }
     }
 
-    static func make(grace: TimeAmount = .seconds(10)) throws -> (EmbeddedChannel, ClientInputHandler, ReadCounter) {
+    static func make(grace: TimeAmount = .seconds(10), log: CapturedLog? = nil) throws -> (EmbeddedChannel, ClientInputHandler, ReadCounter) {
         let channel = EmbeddedChannel()
         let counter = ReadCounter()
-        let handler = ClientInputHandler(answerGrace: grace, logger: Logger(label: "test"))
+        let logger = log.map { log in Logger(label: "test") { _ in log } } ?? Logger(label: "test")
+        let handler = ClientInputHandler(answerGrace: grace, logger: logger)
         try channel.pipeline.syncOperations.addHandler(counter)
         try channel.pipeline.syncOperations.addHandler(handler)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
@@ -164,15 +166,20 @@ struct ClientInputHandlerTests {
 
     /// A read error closes the connection, unless the session is ending it already: a WebSocket frame over the
     /// limit is answered (`line_too_long`) and the connection closed by its writer, while the rest of the frame's
-    /// bytes arrive as errors.
+    /// bytes arrive as errors. The error is logged with the client's id (a field tester matches it to the client's
+    /// connect and disconnect lines), and not when the session ends the connection itself.
     @Test(arguments: [false, true])
     func aReadErrorClosesTheConnectionUnlessTheSessionIsEndingIt(ending: Bool) throws {
-        let (channel, handler, _) = try Self.make()
+        let log = CapturedLog()
+        let (channel, handler, _) = try Self.make(log: log)
         let client = Client(limit: 16)
         client.closing.withLock { $0 = ending }
         handler.start(client.session)
         channel.pipeline.fireErrorCaught(ChannelError.inputClosed)
         channel.embeddedEventLoop.run()
         #expect(channel.isActive == ending)
+        let logged = zip(log.messages, log.metadataOfEntries).filter { $0.0 == "client connection ended with an error" }
+        #expect(logged.count == (ending ? 0 : 1))
+        if !ending { #expect(logged.first?.1["client"] == "1") }
     }
 }

@@ -21,6 +21,8 @@ final class ClientInputHandler: ChannelDuplexHandler {
 
     /// What the frames go to: one client's session (``ClientSessions``).
     struct Session: Sendable {
+        /// The client's id, as navd's log names it.
+        var clientID: Int
         /// True while a command line must wait: the loop owes the client `client_queue_limit` answers or more, and
         /// the client is not being disconnected (a closing client's lines are read and dropped, not held).
         var mustWait: @Sendable () -> Bool
@@ -126,7 +128,8 @@ final class ClientInputHandler: ChannelDuplexHandler {
     /// limit is answered with `line_too_long` before the close, and the rest of its bytes are errors here).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let session, session.isEnding() { return }
-        logger.debug("client connection ended with an error", metadata: ["error": "\(error)"])
+        // Before its session is bound (a read error in the first moment) the client has no id here yet.
+        logger.debug("client connection ended with an error", metadata: ["client": "\(session.map { String($0.clientID) } ?? "unbound")", "error": "\(error)"])
         context.close(promise: nil)
     }
 

@@ -61,7 +61,7 @@ final class ClientSessions: Sendable {
         }
         let limit = settings.clientQueueLimit
         let session = ClientInputHandler.Session(
-            mustWait: { client.mustWait(limit: limit) }, isSettled: { client.isSettled },
+            clientID: client.id, mustWait: { client.mustWait(limit: limit) }, isSettled: { client.isSettled },
             run: { [self] frame in run(frame, from: client) }, endInput: { client.outbox.close() },
             isEnding: { client.outbox.isClosing })
         let eventLoop = channel.eventLoop
