@@ -135,36 +135,58 @@ struct EventHubLoopTests {
 /// with the fewest clients, the navigation loop first among equals.
 @Suite("Client loop chooser")
 struct ClientLoopChooserTests {
-    @Test(arguments: [1, 3, 64])
-    func theHomeLoopFillsItsShareThenTheFewestGetTheNext(share: Int) throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
+    /// A chooser over `count` event loops of a group of their own, the first the home loop with `share` clients.
+    static func withChooser(loops count: Int, share: Int, _ body: ([any EventLoop], ClientLoopChooser) throws -> Void) throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: count)
         defer { try? group.syncShutdownGracefully() }
         let loops = Array(group.makeIterator())
-        let chooser = ClientLoopChooser(home: loops[0], others: loops, homeClients: share)
-        var taken: [(any EventLoop)?] = []
-        for _ in 0..<share { taken.append(chooser.take()) }
-        #expect(taken.allSatisfy { $0 == nil }, "the first \(share) on the home loop (queued in place)")
-        for _ in 0..<(2 * share + 30) { taken.append(chooser.take()) }
-        let counts = chooser.clientCounts
-        #expect(counts.reduce(0, +) == taken.count)
-        #expect(counts.max()! - counts.min()! <= 1, "\(counts)")
-        // A loop that loses clients gets the next ones.
-        for loop in taken.suffix(20).compactMap({ $0 }).filter({ $0 === loops[2] }) { chooser.release(loop) }
-        let next = chooser.take()
-        #expect(next === loops[2])
-        // Releasing every client empties every loop.
-        chooser.release(next)
-        for loop in taken.dropLast(20) { chooser.release(loop) }
-        for loop in taken.suffix(20) where loop !== loops[2] { chooser.release(loop) }
-        #expect(chooser.clientCounts == [0, 0, 0])
+        try body(loops, ClientLoopChooser(home: loops[0], others: loops, homeClients: share))
+    }
+
+    @Test(arguments: [1, 3, 64])
+    func theHomeLoopFillsItsShareThenTheFewestGetTheNext(share: Int) throws {
+        try Self.withChooser(loops: 3, share: share) { loops, chooser in
+            var taken: [(any EventLoop)?] = []
+            for _ in 0..<share { taken.append(chooser.take()) }
+            #expect(taken.allSatisfy { $0 == nil }, "the first \(share) on the home loop (queued in place)")
+            for _ in 0..<(2 * share + 30) { taken.append(chooser.take()) }
+            let counts = chooser.clientCounts
+            #expect(counts.reduce(0, +) == taken.count)
+            #expect(counts.max()! - counts.min()! <= 1, "\(counts)")
+            // A loop that loses clients gets the next ones.
+            for loop in taken.suffix(20).compactMap({ $0 }).filter({ $0 === loops[2] }) { chooser.release(loop) }
+            let next = chooser.take()
+            #expect(next === loops[2])
+            // Releasing every client empties every loop.
+            chooser.release(next)
+            for loop in taken.dropLast(20) { chooser.release(loop) }
+            for loop in taken.suffix(20) where loop !== loops[2] { chooser.release(loop) }
+            #expect(chooser.clientCounts == [0, 0, 0])
+        }
+    }
+
+    /// WebSocket clients live on the navigation loop and count toward its share: the Unix socket clients after
+    /// them go to the other loops, and back to it once they left.
+    @Test(arguments: [1, 3, 64])
+    func webSocketClientsCountTowardTheHomeLoopsShare(share: Int) throws {
+        try Self.withChooser(loops: 2, share: share) { loops, chooser in
+            for _ in 0..<share { chooser.takeHome() }
+            let unix = chooser.take()
+            #expect(unix === loops[1], "a Unix socket client after \(share) WebSocket clients")
+            #expect(chooser.clientCounts == [share, 1])
+            // More WebSocket clients still live on the home loop, past its share.
+            chooser.takeHome()
+            #expect(chooser.clientCounts == [share + 1, 1])
+            for _ in 0...share { chooser.release(nil) }
+            #expect(chooser.take() == nil, "the home loop's share is free again")
+            #expect(chooser.clientCounts == [1, 1])
+        }
     }
 
     @Test func withOneEventLoopEveryClientIsQueuedInPlace() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let home = group.next()
-        let chooser = ClientLoopChooser(home: home, others: [home], homeClients: 2)
-        for _ in 0..<10 { #expect(chooser.take() == nil) }
-        #expect(chooser.clientCounts == [10])
+        try Self.withChooser(loops: 1, share: 2) { _, chooser in
+            for _ in 0..<10 { #expect(chooser.take() == nil) }
+            #expect(chooser.clientCounts == [10])
+        }
     }
 }

@@ -106,7 +106,7 @@ public enum NavdDaemon {
             clientLoops: ClientLoopChooser(home: navigationEventLoop, others: Array(MultiThreadedEventLoopGroup.singleton.makeIterator())))
         var web: [DaemonServiceGroup.Entry] = []
         if !config.web.listen.isEmpty {
-            web = [.init(name: "web server", service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), logger: logger))]
+            web = [.init(name: "web server", service: WebServer(web: config.web, token: Self.webToken(config.web, logger: logger), sessions: server.sessions, files: WebFiles.all(destinations: config.web.destinations), clientLoops: server.clientLoops, logger: logger))]
         }
         let reloader = ReloadService(
             configPath: configPath, running: config, navigation: navigation, server: server, executor: executor, recording: recording,

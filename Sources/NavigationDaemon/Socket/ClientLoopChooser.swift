@@ -6,6 +6,8 @@ import Synchronization
 /// which is what a vehicle's few clients get. Past that, the loop serving the fewest clients: an event for
 /// hundreds of clients is then written by every loop at once (each a core), where one thread writing them all in
 /// turn made the last wait for every `send` before it (docs/performance.md, *1000 clients on every core*).
+/// WebSocket clients live on the navigation loop whatever their number (the web server's connections are made
+/// there) and are counted as its own (``takeHome()``), so that the Unix socket clients after them go elsewhere.
 public final class ClientLoopChooser: Sendable {
     /// Clients the navigation loop serves before others are given to the other loops.
     public static let homeClients = 64
@@ -41,7 +43,13 @@ public final class ClientLoopChooser: Sendable {
         return index == 0 ? nil : loops[index]
     }
 
-    /// A client taken with ``take()`` left.
+    /// Counts a client that lives on the home loop whatever the counts (a WebSocket client), until ``release(_:)``
+    /// with nil.
+    func takeHome() {
+        counts.withLock { $0[0] += 1 }
+    }
+
+    /// A client taken with ``take()`` or ``takeHome()`` left.
     func release(_ loop: (any EventLoop)?) {
         let index = loop.flatMap { loop in loops.firstIndex { $0 === loop } } ?? 0
         counts.withLock { $0[index] -= 1 }

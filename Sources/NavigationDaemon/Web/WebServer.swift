@@ -15,6 +15,8 @@ public final class WebServer: DaemonService {
     private let sessions: ClientSessions
     private let gate: WebGate
     private let files: [String: (type: String, bytes: [UInt8])]
+    /// The Unix socket's loop chooser: a WebSocket client is counted as one of the navigation loop's clients.
+    private let clientLoops: ClientLoopChooser?
     private let logger: Logger
 
     enum Connection {
@@ -22,10 +24,14 @@ public final class WebServer: DaemonService {
         case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
     }
 
-    init(web: NavdConfig.Web, token: String?, sessions: ClientSessions, files: [String: (type: String, bytes: [UInt8])], logger: Logger) {
+    init(
+        web: NavdConfig.Web, token: String?, sessions: ClientSessions, files: [String: (type: String, bytes: [UInt8])], clientLoops: ClientLoopChooser? = nil,
+        logger: Logger
+    ) {
         self.web = web
         self.sessions = sessions
         self.files = files
+        self.clientLoops = clientLoops
         gate = WebGate(origins: Set(web.origins), token: token, files: Set(files.keys))
         self.logger = logger
     }
@@ -100,6 +106,9 @@ public final class WebServer: DaemonService {
             switch try await negotiated.get() {
             case .websocket(let channel, let input, let control):
                 let address = channel.remoteAddress.map { "\($0)" } ?? "?"
+                // Its connection lives on the navigation loop (the listener's child group), which queues its lines.
+                clientLoops?.takeHome()
+                defer { clientLoops?.release(nil) }
                 await sessions.serve(channel, input: input, peer: .web(address: address), mayControl: control)
             case .http(let channel):
                 try await answer(channel)
