@@ -182,15 +182,21 @@ struct ScalingBenchmark {
     // MARK: Route length
 
     /// Synthetic routes of 1 to 1000 km (a point every 25 m, a step every 500 m, as `controller` drives): the
-    /// `route` event's size and the time to encode it, and the time to build the controller (its spatial index).
+    /// `route` event's size and the time to encode it, the time to build the controller (its spatial index), and
+    /// the navigation loop's time to take the route's answer (the coordinator's step and its events' lines) as it
+    /// makes the controller and text itself and, for a long route, with them made ahead (``PreparedRoute``: on
+    /// Swift's pool in navd).
     static func routeSizeFigures() -> [Figure] {
         var figures: [Figure] = []
         for kilometers in [1, 10, 100, 1000] {
             let route = ControllerBenchmark.route(length: Double(kilometers) * 1000)
             let repeats = max(3, 300 / kilometers)
-            var encode: [Double] = [], build: [Double] = []
+            var encode: [Double] = [], build: [Double] = [], takenHere: [Double] = [], takenReady: [Double] = []
             var size = 0
+            let worthPreparing = PreparedRoute.isWorthIt([route])
             for _ in 0..<repeats {
+                takenHere.append(answerTaken(route, prepared: false))
+                if worthPreparing { takenReady.append(answerTaken(route, prepared: true)) }
                 var start = monotonicSeconds()
                 var sequencer = EventSequencer()
                 size = sequencer.line(.route(RouteEvent(reason: .reroute, session: 1, route: route)), routeId: "bench-1").count
@@ -204,8 +210,48 @@ struct ScalingBenchmark {
                 Figure("route event, \(kilometers) km route, size", Double(size) / 1024, "KiB"),
                 Figure("route event, \(kilometers) km route, encode (median)", Percentiles(encode).median, "ms"),
                 Figure("controller for a \(kilometers) km route, build (median)", Percentiles(build).median, "ms"),
+                Figure("answer of a \(kilometers) km route taken on the loop (median)", Percentiles(takenHere).median, "ms"),
             ]
+            if worthPreparing {
+                figures.append(
+                    Figure(
+                        "answer of a \(kilometers) km route taken on the loop, made ready off it (median)", Percentiles(takenReady).median, "ms",
+                        peer: Percentiles(takenHere).median, peerName: "made on the loop"))
+            }
         }
         return figures
+    }
+
+    /// Milliseconds the navigation loop takes for a calculation's answer of `route` on a navigating coordinator:
+    /// the coordinator's step and the lines of the events it publishes, with the route's controller and text made
+    /// ahead when `prepared` (not timed: navd makes them on Swift's pool while the loop serves fixes).
+    static func answerTaken(_ route: Route, prepared: Bool) -> Double {
+        let time = Date(timeIntervalSince1970: 1_795_241_290)
+        let fix = UserLocation(coordinate: route.geometry[0], horizontalAccuracy: 5, course: nil, speed: nil, timestamp: time)
+        var coordinator = TripCoordinator(settings: TripCoordinator.Settings(config: NavdConfig()), idPrefix: "bench")
+        coordinator.handle(.fix(GNSSFix(location: fix, quality: GNSSQuality(mode: .threeDimensional))), now: time)
+        guard let session = try? coordinator.navigate(.init(waypoints: [Waypoint(coordinate: route.geometry.last!)]), now: time).session else {
+            fail("the coordinator refused to navigate the synthetic route")
+        }
+        _ = coordinator.takeEffects()
+        var outcome = RouteCalculationRunner.Outcome(result: .success([route]), attempts: 1)
+        if prepared {
+            guard let preparation = coordinator.routePreparation(forSession: session), let ready = PreparedRoute(route, preparation) else {
+                fail("the synthetic route could not be made ready")
+            }
+            outcome.prepared = ready
+        }
+        let start = monotonicSeconds()
+        coordinator.calculationFinished(session: session, outcome, now: time)
+        var sequencer = EventSequencer()
+        var routeEvents = 0
+        for effect in coordinator.takeEffects() {
+            guard case .publish(let event, let routeId) = effect else { continue }
+            if case .route = event { routeEvents += 1 }
+            _ = sequencer.line(event, routeId: routeId)
+        }
+        let taken = (monotonicSeconds() - start) * 1000
+        guard routeEvents == 1 else { fail("the synthetic route's answer was not taken (\(routeEvents) route events)") }
+        return taken
     }
 }

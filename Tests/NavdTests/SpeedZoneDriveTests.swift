@@ -54,16 +54,7 @@ struct SpeedZoneDriveTests {
         let speed = 75.0, rate = 2.0
         let directory = "/tmp/navd-speed-sim-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let navd = try NavdInstance(sections: """
-            [gnss]
-            source = "simulate"
-            [gnss.simulate]
-            start = { lat = \(start.latitude), lon = \(start.longitude) }
-            speed = \(speed / 3.6)
-            rate = \(rate)
-            time_scale = 10
-            \(Self.routingAndRecording(network, recordings: directory))
-            """)
+        let navd = try network.simulatedNavd(from: start, speed: speed / 3.6, rate: rate, timeScale: 10, engine: .valhalla, recordings: directory)
         let client = try Self.navigateToTheEastEnd(navd, end: end)
 
         // The simulator drives the route without noise: the raw position is where the car truly was.
@@ -138,7 +129,7 @@ struct SpeedZoneDriveTests {
         print("speed zones: recorded NMEA: events \(alerts); \(replay.stdout.split(separator: "\n").first ?? "")")
     }
 
-    /// The config sections both in-process drives share: the test network's Valhalla and the flight recorder.
+    /// The config sections of a drive from a recorded log: the test network's Valhalla and the flight recorder.
     static func routingAndRecording(_ network: TestNetwork, recordings: String) -> String {
         """
         [routing]

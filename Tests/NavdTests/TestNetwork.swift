@@ -89,6 +89,29 @@ struct TestNetwork: Sendable {
 
     func url(_ engine: Engine) -> String { engine == .valhalla ? valhallaURL : osrmURL }
 
+    /// A navd (not started) driven by its own simulator from `start` at `speed` m/s, `rate` fixes a second and
+    /// `timeScale` times real time, routing with `engine` on this network, its flight recorder writing into
+    /// `recordings`.
+    func simulatedNavd(from start: GeographicCoordinate, speed: Double, rate: Double, timeScale: Double = 1, engine: Engine, recordings: String) throws
+        -> NavdInstance
+    {
+        try NavdInstance(sections: """
+            [gnss]
+            source = "simulate"
+            [gnss.simulate]
+            start = { lat = \(start.latitude), lon = \(start.longitude) }
+            speed = \(speed)
+            rate = \(rate)
+            time_scale = \(timeScale)
+            [routing]
+            engine = "\(engine.rawValue)"
+            url = "\(url(engine))"
+            [recording]
+            enabled = true
+            directory = "\(recordings)"
+            """)
+    }
+
     /// The engine's route from `origin` (driving at `heading`°) to `destination`: the road a driver follows.
     func route(_ engine: Engine, from origin: GeographicCoordinate, heading: Double?, to destination: GeographicCoordinate) async throws -> Route {
         let executor = RouteHTTPExecutor()

@@ -35,6 +35,32 @@ import Testing
         }
     }
 
+    /// A `route` event carrying its route's text written ahead (``JSONTextWritten``, as navd writes a long route's
+    /// off the loop) writes the generic path's line; the text is not a member of the event (not in its fields, not
+    /// decoded, not compared).
+    @Test(arguments: 0..<60)
+    func aRouteWrittenAheadWritesTheGenericPathsLine(seed: Int) {
+        let random = RandomRoute(seed: UInt64(seed), presence: [0, 1, 0.5][seed % 3])
+        let route = random.route()
+        let plain = RouteEvent(reason: random.pick(Self.routeReasons), session: random.maybe { random.integer() }, route: route)
+        var ahead = plain
+        ahead.routeText = JSONTextWritten(route)
+        let generic = ServerMessage.event(.route, seq: 9, routeId: "r", fields: NavigationEvent.route(plain).fields).line
+        #expect(String(decoding: EventMessage(seq: 9, routeId: "r", event: .route(ahead)).line, as: UTF8.self) == String(decoding: generic, as: UTF8.self))
+        #expect(NavigationEvent.route(ahead).fields["routeText"] == nil)
+    }
+
+    /// On a real route (random ones carry NaN, which equals nothing): the text written ahead does not change what
+    /// the event is, its hash, or what a client decodes.
+    @Test func aRouteWrittenAheadIsTheSameEvent() throws {
+        let plain = RouteEvent(reason: .reroute, session: 3, route: try CoordinatorHarness.route())
+        var ahead = plain
+        ahead.routeText = JSONTextWritten(plain.route)
+        #expect(ahead == plain && ahead.hashValue == plain.hashValue)
+        let decoded = try JSONDecoder().decode(RouteEvent.self, from: try JSONEncoder().encode(ahead))
+        #expect(decoded.routeText == nil && decoded == plain)
+    }
+
     /// Every member of a `route_calculation` is written, under its own name: none missing, misspelt or out of order
     /// (each present in one event, absent in the other, compared with the generic path above).
     @Test func everyCalculationMemberIsWritten() throws {

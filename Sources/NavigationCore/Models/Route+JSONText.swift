@@ -16,6 +16,13 @@ extension Route: JSONTextWritable {
     }
 }
 
+extension Route {
+    /// About the size of the route's JSON text, bytes, for room made at once rather than copied as the text grows:
+    /// a real answer's route takes about 170 bytes per point of its geometry (the point, the step's point again,
+    /// the segment's annotation).
+    public var estimatedTextBytes: Int { geometry.count * 192 + steps.count * 512 }
+}
+
 extension RouteStep: JSONTextWritable {
     public func writeJSON(into out: inout JSONOutput) {
         JSONObjectWriter.write(into: &out) { object in

@@ -61,6 +61,8 @@ public struct RouteCalculationRunner: Sendable {
         public var answeredBy: RouteEndpoint.Identity?
         /// Engines that gave up before, in order, each with its last error.
         public var failedEngines: [EngineFailure]
+        /// The first route's controller and text, made on Swift's pool when it is long (``PreparedRoute``).
+        public var prepared: PreparedRoute?
 
         public init(
             result: Result<[Route], RouteFetchError>, attempts: Int, answeredBy: RouteEndpoint.Identity? = nil, failedEngines: [EngineFailure] = []

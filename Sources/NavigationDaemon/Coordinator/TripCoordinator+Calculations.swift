@@ -141,8 +141,11 @@ extension TripCoordinator {
             }
             if calculation.purpose == .reroute || calculation.purpose.editsStops {
                 // Both continue the trip: the answer replaces its route unless there is a reason not to.
+                let prepared = usable(outcome.prepared, for: route)
                 let (rejection, controller) =
-                    calculation.purpose == .reroute ? rerouteRejection(route, calculation: calculation) : stopsRejection(route, calculation: calculation)
+                    calculation.purpose == .reroute
+                    ? rerouteRejection(route, calculation: calculation, prepared: prepared)
+                    : stopsRejection(route, calculation: calculation, prepared: prepared)
                 event.status = .succeeded
                 event.applied = controller != nil
                 if let rejection {
@@ -152,19 +155,21 @@ extension TripCoordinator {
                 } else if let controller {
                     event.newRouteId = nextRouteId
                     publish(.routeCalculation(event))
-                    applyRouteChange(controller, calculation: calculation, now: now)
+                    applyRouteChange(controller, calculation: calculation, now: now, routeText: prepared?.routeText)
                 }
                 return
             }
             do throws(NavigationControllerError) {
-                let controller = try NavigationController(route: route, config: settings.controller)
+                let prepared = usable(outcome.prepared, for: route)
+                let controller = try self.controller(for: route, prepared: prepared)
                 event.status = .succeeded
                 event.applied = true
                 event.newRouteId = nextRouteId
                 publish(.routeCalculation(event))
                 startTrip(
                     controller, requested: calculation.requested, options: calculation.options, reason: calculation.purpose == .snap ? .snap : .initial,
-                    session: session, now: now, alternatives: calculation.alternatives > 0 && routes.count > 1 ? routes : [])
+                    session: session, now: now, alternatives: calculation.alternatives > 0 && routes.count > 1 ? routes : [],
+                    routeText: prepared?.routeText)
             } catch {
                 event.error = CalculationError(code: "invalid_route", message: "\(error)", retryable: false)
                 publish(.routeCalculation(event))
@@ -174,9 +179,10 @@ extension TripCoordinator {
 
     /// Replaces any trip with a new one on `controller`'s route.
     /// `alternatives`: the answer's routes (the first is `controller`'s) to offer right after the route.
+    /// `routeText`: the text of `controller`'s route written ahead (``PreparedRoute``).
     mutating func startTrip(
         _ controller: NavigationController, requested: [Waypoint], options: RouteOptions, reason: RouteEvent.Reason, session: Int?, now: Date,
-        alternatives: [Route] = []
+        alternatives: [Route] = [], routeText: JSONTextWritten? = nil
     ) {
         abandonFreeDrive()
         let voiceBefore = voice
@@ -190,6 +196,7 @@ extension TripCoordinator {
         lastRerouteDecision = nil
         trip = Trip(
             routeId: makeRouteId(), controller: controller, state: .idle, requested: requested, passedBeforeRoute: 0, options: options)
+        trip!.routeText = routeText
         publishVoice(ifChangedFrom: voiceBefore)
         publishRoute(reason: reason, session: session)
         if let session, !alternatives.isEmpty { offerAlternatives(alternatives, session: session, now: now) }

@@ -78,14 +78,15 @@ extension TripCoordinator {
 
     /// Why a reroute result must not replace the active route, or nil when it may. A rejection counts toward loop
     /// detection; an unusable answer also backs the next request off (``RerouteGate``).
-    mutating func rerouteRejection(_ route: Route, calculation: Calculation) -> (reason: String?, controller: NavigationController?) {
+    /// `prepared`: the route's controller made ahead, when usable.
+    mutating func rerouteRejection(_ route: Route, calculation: Calculation, prepared: PreparedRoute?) -> (reason: String?, controller: NavigationController?) {
         guard let current = trip, calculation.generation == generation else { return ("the trip has ended", nil) }
         guard let state = current.state.navigating else { return ("the trip is not navigating", nil) }
         if settings.reroute.accept == .ifStillOffRoute, !state.deviation.isOffRoute {
             gate.recordUnneeded(time: lastFix?.location.timestamp ?? calculation.startedAt)
             return ("the vehicle is back on the route", nil)
         }
-        guard let controller = try? NavigationController(route: route, config: settings.controller) else {
+        guard let controller = try? self.controller(for: route, prepared: prepared) else {
             return ("the new route has no steps", nil)
         }
         let sameRoute = SameRouteAhead()
@@ -102,10 +103,11 @@ extension TripCoordinator {
 
     /// Replaces the active route with an accepted reroute or a change of stops: retracts pending instructions,
     /// publishes the route, and snaps the last fix to it. The trip goes on: its totals, its pace, its id.
-    /// `reason` and `retraction`: what the events say (by default, from the calculation's purpose).
+    /// `reason` and `retraction`: what the events say (by default, from the calculation's purpose); `routeText`:
+    /// the text of `controller`'s route written ahead (``PreparedRoute``).
     mutating func applyRouteChange(
         _ controller: NavigationController, calculation: Calculation, now: Date, reason: RouteEvent.Reason? = nil,
-        retraction: InstructionRetractedEvent.Reason? = nil
+        retraction: InstructionRetractedEvent.Reason? = nil, routeText: JSONTextWritten? = nil
     ) {
         guard var current = trip, let state = current.state.navigating else { return }
         // One trip, one clock: the new route continues the trip's totals (it started at `navigate`).
@@ -131,6 +133,7 @@ extension TripCoordinator {
         }
         current.routeId = makeRouteId()
         current.controller = controller
+        current.routeText = routeText
         current.ledger = InstructionLedger()
         current.ledger.skipDeparture(of: controller.route)
         if isReroute { current.reroutes += 1 }
@@ -180,7 +183,7 @@ extension TripCoordinator {
         guard let current = trip else { return }
         if let open = offer, open.routeId != current.routeId { withdrawOffer(because: "a new route (\(reason.rawValue)) replaced the one it was for") }
         let route = current.controller.route
-        publish(.route(RouteEvent(reason: reason, session: session, route: route)))
+        publish(.route(RouteEvent(reason: reason, session: session, route: route, routeText: current.routeText)))
         effects.append(.activeRouteChanged(route))
     }
 }

@@ -52,10 +52,11 @@ extension TripCoordinator {
 
     /// Why the answer to a change of stops must not replace the route, or nil (with the new controller) when it
     /// may. Unlike a reroute's, it is applied even while the vehicle is on the route: the driver asked for it.
-    mutating func stopsRejection(_ route: Route, calculation: Calculation) -> (reason: String?, controller: NavigationController?) {
+    /// `prepared`: the route's controller made ahead, when usable.
+    mutating func stopsRejection(_ route: Route, calculation: Calculation, prepared: PreparedRoute?) -> (reason: String?, controller: NavigationController?) {
         guard let current = trip, calculation.generation == generation else { return ("the trip has ended or was replaced", nil) }
         guard current.state.navigating != nil else { return ("the trip is not navigating", nil) }
-        guard let controller = try? NavigationController(route: route, config: settings.controller) else {
+        guard let controller = try? self.controller(for: route, prepared: prepared) else {
             return ("the new route has no steps", nil)
         }
         return (nil, controller)

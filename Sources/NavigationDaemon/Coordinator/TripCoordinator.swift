@@ -180,8 +180,12 @@ public struct TripCoordinator: Sendable {
                 objects = RouteObjects(route: controller.route, index: controller.index)
                 legs = LegDurations(route: controller.route)
                 arrival.routeChanged()
+                routeText = nil
             }
         }
+        /// The text of the controller's route written ahead (``PreparedRoute``), for its `route` event; nil: the
+        /// event's line writes it. Dropped whenever the controller changes, and set after it.
+        var routeText: JSONTextWritten?
         /// Where the route's stops are in time, for the arrival at each; made anew with each route.
         private(set) var legs: LegDurations
         /// The driver's pace and the arrival it gives; kept across reroutes (the pace is the driver's).
@@ -229,6 +233,8 @@ public struct TripCoordinator: Sendable {
     }
 
     public private(set) var settings: Settings
+    /// Moved on by each reload of the settings: a route prepared with older ones is not used (``PreparedRoute``).
+    private(set) var settingsGeneration = 0
     let idPrefix: String
     var trip: Trip?
     /// The trip a new route replaced, kept until the service takes it (``takeReplacedTrip()``) and frees it after
@@ -311,6 +317,7 @@ public struct TripCoordinator: Sendable {
     public mutating func update(settings: Settings) {
         let voiceBefore = voice
         self.settings = settings
+        settingsGeneration += 1
         publishVoice(ifChangedFrom: voiceBefore)
         gate.settings = settings.reroute
         speedAlerts.rules = settings.speedAlert

@@ -434,15 +434,24 @@ public final class NavigationService: DaemonService {
                 let signal = CancelSignal()
                 state.cancels[session] = signal
                 let runner = state.runner
+                let preparation = state.coordinator.routePreparation(forSession: session)
                 // On the loop's event loop, where the engine's connection lives: the request, the answer and the
-                // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), so that it does
-                // not hold fixes back. Run at once: the request is built and written to a kept-alive connection
-                // here, before this input's answer and events are even written out.
+                // result cross no thread. A long answer is parsed on Swift's pool (RouteFetcher), and a long
+                // route's controller and text are made there (PreparedRoute), so that they do not hold fixes back.
+                // Run at once: the request is built and written to a kept-alive connection here, before this
+                // input's answer and events are even written out.
                 children.start(on: executor, immediately: true) { [self] in
                     let outcome = await signal.run {
-                        await runner.run(request) { failure in
+                        var outcome = await runner.run(request) { failure in
                             runOrQueue(.attemptFailed(session: session, failure))
                         }
+                        if let preparation, case .success(let routes) = outcome.result, PreparedRoute.isWorthIt(routes) {
+                            outcome.prepared = await withTaskExecutorPreference(globalConcurrentExecutor) { PreparedRoute(routes[0], preparation) }
+                            if outcome.prepared != nil {
+                                logger.debug("long route made ready off the loop", metadata: ["session": "\(session)", "points": "\(routes[0].geometry.count)"])
+                            }
+                        }
+                        return outcome
                     }
                     if let outcome {
                         runOrQueue(.finished(session: session, outcome))

@@ -16,7 +16,7 @@ extension RouteEvent: EventPayloadWritable {
         object.member("distance", distance)
         object.member("duration", duration)
         object.member("reason", reason.rawValue)
-        object.member("route", route)
+        if let routeText { object.member("route", routeText) } else { object.member("route", route) }
         object.member("session", session)
         object.member("steps", steps)
         return true

@@ -137,14 +137,37 @@ public struct RouteEvent: Codable, Hashable, Sendable {
     public var duration: Double
     public var steps: Int
     public var route: Route
+    /// `route`'s text written ahead (a long route's, on Swift's pool), which the line carries as it stands; nil:
+    /// the line writes it. Not part of the event: not sent as a member, not compared.
+    public var routeText: JSONTextWritten?
 
-    public init(reason: Reason, session: Int?, route: Route) {
+    public init(reason: Reason, session: Int?, route: Route, routeText: JSONTextWritten? = nil) {
         self.reason = reason
         self.session = session
         distance = (route.distance * 10).rounded() / 10
         duration = (route.duration * 10).rounded() / 10
         steps = route.steps.count
         self.route = route
+        self.routeText = routeText
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case reason, session, distance, duration, steps, route
+    }
+
+    /// The event's members; `routeText` stands for `route` and is not compared.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.reason == rhs.reason && lhs.session == rhs.session && lhs.distance == rhs.distance && lhs.duration == rhs.duration
+            && lhs.steps == rhs.steps && lhs.route == rhs.route
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(reason)
+        hasher.combine(session)
+        hasher.combine(distance)
+        hasher.combine(duration)
+        hasher.combine(steps)
+        hasher.combine(route)
     }
 }
 

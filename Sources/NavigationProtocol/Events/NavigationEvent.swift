@@ -112,9 +112,8 @@ public struct EventMessage: Hashable, Sendable {
         switch event {
         case .tripState(let record): return envelope.tripStateLine(record)
         case .route(let payload):
-            // Room for the whole line at once, not copied as it grows: a real answer's route takes about 170 bytes
-            // per point of its geometry (the point, the step's point again, the segment's annotation).
-            let estimate = 1024 + payload.route.geometry.count * 192 + payload.route.steps.count * 512
+            // Room for the whole line at once, not copied as it grows.
+            let estimate = 1024 + (payload.routeText?.bytes.count ?? payload.route.estimatedTextBytes)
             if let line = envelope.handWrittenLine(payload, capacity: estimate) { return line }
         case .routeCalculation(let payload): if let line = envelope.handWrittenLine(payload) { return line }
         case .instruction(let payload): if let line = envelope.handWrittenLine(payload) { return line }

@@ -19,7 +19,9 @@ so that the tests measure the same geometry the engines route on. The network (r
   - Koulutie, a two-way secondary road east from Sivukatu's south end, posted 60 km/h, then 40 km/h for 500 m
     past a school, then 60 km/h again (speed alerts);
   - Tunnelitie, its continuation east through Kalliotunneli (a 1500 m tunnel), then Satamatie south: a toll road
-    (Maksutie) with a toll booth, then a ferry to Saarentie (road objects ahead).
+    (Maksutie) with a toll booth, then a ferry to Saarentie (road objects ahead);
+  - Mutkatie, a winding road 12 km long well south of the rest and joined to none of it, a shape point every 5 m:
+    a route along it has thousands of points, as a long route's answer has (navd makes those ready off its loop).
 
 The script is deterministic: the same bytes each run. scripts/setup rebuilds the engines' data when it changes.
 """
@@ -192,6 +194,12 @@ def build():
     facts["tunnel"] = dict(name="Kalliotunneli", start=to_geo(*tunnel_west), end=to_geo(*tunnel_east), length=1500.0)
     facts["toll"] = dict(start=to_geo(*toll_start), end=to_geo(*toll_end), booth=to_geo(*booth))
     facts["ferry"] = dict(start=to_geo(*toll_end), end=to_geo(*pier))
+
+    # Mutkatie: 12 km of gentle bends (15 m to each side every 250 m or so), a shape point every 5 m.
+    def mutkatie(x):
+        return (x, -4000.0 + 15.0 * math.sin(x / 40.0))
+    net.way([mutkatie(-6000.0 + 5.0 * k) for k in range(2401)], highway="secondary", name="Mutkatie", maxspeed="80")
+    places.update(mutkatieWest=mutkatie(-5900.0), mutkatieEast=mutkatie(5900.0))
 
     # Where the drives start and end (their true paths are built by the tests: the roads up to where the driver
     # goes wrong, then the engine's own route).
