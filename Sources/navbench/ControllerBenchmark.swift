@@ -51,7 +51,9 @@ struct ControllerBenchmark {
     }
 
     /// A winding road of `length` metres.
-    static func route(length: Double) -> Route {
+    /// `asSent`: coordinates rounded to 10^-6 degrees, as engines send them (Valhalla's polyline6), where they are
+    /// written as short decimals; unrounded, each is written by the standard library's slower shortest text.
+    static func route(length: Double, asSent: Bool = false) -> Route {
         var position = GeographicCoordinate(latitude: 60.1, longitude: 24.5)
         var bearing = 30.0
         var steps: [RouteStep] = []
@@ -65,6 +67,10 @@ struct ControllerBenchmark {
                 let hop = min(25, stepLength - along)
                 bearing += Double((stepIndex * 7 + Int(along)) % 11) - 5
                 position = Geodesy.destination(from: position, distance: hop, bearing: bearing)
+                if asSent {
+                    position = GeographicCoordinate(
+                        latitude: (position.latitude * 1e6).rounded() / 1e6, longitude: (position.longitude * 1e6).rounded() / 1e6)
+                }
                 geometry.append(position)
                 along += hop
             }

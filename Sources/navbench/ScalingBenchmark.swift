@@ -189,13 +189,14 @@ struct ScalingBenchmark {
     static func routeSizeFigures() -> [Figure] {
         var figures: [Figure] = []
         for kilometers in [1, 10, 100, 1000] {
-            let route = ControllerBenchmark.route(length: Double(kilometers) * 1000)
+            let route = ControllerBenchmark.route(length: Double(kilometers) * 1000, asSent: true)
             let repeats = max(3, 300 / kilometers)
-            var encode: [Double] = [], build: [Double] = [], takenHere: [Double] = [], takenReady: [Double] = []
+            var encode: [Double] = [], build: [Double] = [], takenHere: [Double] = [], takenReady: [Double] = [], offer: [Double] = []
             var size = 0
             let worthPreparing = PreparedRoute.isWorthIt([route])
             for _ in 0..<repeats {
                 takenHere.append(answerTaken(route, prepared: false))
+                offer.append(alternativesWritten(route))
                 if worthPreparing { takenReady.append(answerTaken(route, prepared: true)) }
                 var start = monotonicSeconds()
                 var sequencer = EventSequencer()
@@ -211,6 +212,7 @@ struct ScalingBenchmark {
                 Figure("route event, \(kilometers) km route, encode (median)", Percentiles(encode).median, "ms"),
                 Figure("controller for a \(kilometers) km route, build (median)", Percentiles(build).median, "ms"),
                 Figure("answer of a \(kilometers) km route taken on the loop (median)", Percentiles(takenHere).median, "ms"),
+                Figure("route_alternatives event, three \(kilometers) km routes, encode (median)", Percentiles(offer).median, "ms"),
             ]
             if worthPreparing {
                 figures.append(
@@ -220,6 +222,21 @@ struct ScalingBenchmark {
             }
         }
         return figures
+    }
+
+    /// Milliseconds to write the `route_alternatives` event offering `route` and two more of its length (their
+    /// geometry, as a client draws them).
+    static func alternativesWritten(_ route: Route) -> Double {
+        let options = (0..<3).map { index in
+            RouteOption(
+                index: index, distance: route.distance, duration: route.duration, durationDelta: Double(index * 60), distanceDelta: Double(index * 500),
+                tolls: false, motorways: true, mainRoads: ["E18", "Mannerheimintie"], geometry: route.geometry)
+        }
+        let start = monotonicSeconds()
+        var sequencer = EventSequencer()
+        let event = RouteAlternativesEvent(session: 1, status: .offered, chooseBefore: "2026-12-03T10:00:00Z", routes: options)
+        _ = sequencer.line(.routeAlternatives(event), routeId: "bench-1")
+        return (monotonicSeconds() - start) * 1000
     }
 
     /// Milliseconds the navigation loop takes for a calculation's answer of `route` on a navigating coordinator:

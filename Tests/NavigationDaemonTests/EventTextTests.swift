@@ -4,9 +4,10 @@ import NavigationProtocol
 import TestSupport
 import Testing
 
-/// The events a route brings (`route`, `route_calculation`, `instruction`, `instruction_retracted`) have their
-/// payloads written by hand; each line is byte for byte the line of the generic path (the payload's fields as a
-/// tree, written by `JSONLine`'s order), on random payloads with every optional member present or absent.
+/// The events a route brings (`route`, `route_calculation`, `instruction`, `instruction_retracted`,
+/// `route_alternatives`, `faster_route`) have their payloads written by hand; each line is byte for byte the line
+/// of the generic path (the payload's fields as a tree, written by `JSONLine`'s order), on random payloads with
+/// every optional member present or absent.
 @Suite struct EventTextTests {
     @Test(arguments: 0..<300)
     func randomEventsWriteTheGenericPathsLine(seed: Int) {
@@ -21,6 +22,14 @@ import Testing
                     instructions: (0..<(random.integer() % 4).magnitude).map { _ in
                         .init(kind: random.pick([.visual, .spoken]), stepIndex: random.integer(), utteranceId: random.maybe { random.text() })
                     })),
+            .routeAlternatives(
+                RouteAlternativesEvent(
+                    session: random.integer(), status: random.pick(Self.offerStatuses), chooseBefore: random.maybe { random.text() },
+                    chosen: random.maybe { random.integer() }, routes: (0..<(random.integer() % 4).magnitude).map { _ in Self.option(random, route) })),
+            .fasterRoute(
+                FasterRouteEvent(
+                    session: random.integer(), status: random.pick(Self.offerStatuses), saving: random.number(), savingFraction: random.number(),
+                    chooseBefore: random.maybe { random.text() }, route: random.maybe { Self.option(random, route) })),
         ]
         for (index, step) in route.steps.enumerated() {
             events += step.visualInstructions.map { .instruction(.visual($0, stepIndex: index)) }
@@ -86,6 +95,16 @@ import Testing
         let generic = ServerMessage.event(.instruction, seq: 3, routeId: nil, fields: event.fields).line
         #expect(EventMessage(seq: 3, routeId: nil, event: event).line == generic)
     }
+
+    /// A route offered to choose from, drawn along `route`.
+    static func option(_ random: RandomRoute, _ route: Route) -> RouteOption {
+        RouteOption(
+            index: random.integer(), distance: random.number(), duration: random.number(), durationDelta: random.number(), distanceDelta: random.number(),
+            tolls: random.pick([true, false]), motorways: random.pick([true, false]), mainRoads: (0..<(random.integer() % 3).magnitude).map { _ in random.text() },
+            geometry: route.geometry)
+    }
+
+    static let offerStatuses: [RouteOfferStatus] = [.offered, .chosen, .taken, .expired, .withdrawn]
 
     static func calculation(_ random: RandomRoute) -> RouteCalculationEvent {
         var event = RouteCalculationEvent(session: random.integer(), purpose: random.pick(purposes), status: random.pick(statuses))

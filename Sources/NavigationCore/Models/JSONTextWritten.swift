@@ -1,6 +1,6 @@
 /// A value's JSON text written ahead, elsewhere than where it is sent: written into a line as it stands. navd writes
-/// a long route's text on Swift's pool while the navigation loop goes on with fixes (a 1000 km route's text is 4 MiB
-/// and took the loop about 25 ms), and the loop then copies it into the `route` event.
+/// a long route's text on Swift's pool while the navigation loop goes on with fixes (a 1000 km route's text is some
+/// MiB and took the loop about 6 ms), and the loop then copies it into the `route` event.
 public struct JSONTextWritten: JSONTextWritable, Sendable {
     /// The text, one JSON value.
     public let bytes: [UInt8]

@@ -116,6 +116,11 @@ public struct EventMessage: Hashable, Sendable {
             let estimate = 1024 + (payload.routeText?.bytes.count ?? payload.route.estimatedTextBytes)
             if let line = envelope.handWrittenLine(payload, capacity: estimate) { return line }
         case .routeCalculation(let payload): if let line = envelope.handWrittenLine(payload) { return line }
+        case .routeAlternatives(let payload):
+            let estimate = 1024 + payload.routes.reduce(0) { $0 + $1.estimatedTextBytes }
+            if let line = envelope.handWrittenLine(payload, capacity: estimate) { return line }
+        case .fasterRoute(let payload):
+            if let line = envelope.handWrittenLine(payload, capacity: 1024 + (payload.route?.estimatedTextBytes ?? 0)) { return line }
         case .instruction(let payload): if let line = envelope.handWrittenLine(payload) { return line }
         case .instructionRetracted(let payload): if let line = envelope.handWrittenLine(payload) { return line }
         default: break
